@@ -1,0 +1,37 @@
+"""Atomic file output: write to a temporary file beside the target, then rename."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path in the target's folder; rename it onto ``target`` only on success."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix + ".part", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(target: str | os.PathLike, writer: Callable[[Path], None]) -> Path:
+    """Call ``writer(tmp_path)`` and move the result onto ``target`` atomically."""
+    with atomic_path(target) as tmp:
+        writer(tmp)
+    return Path(target)
+
+
+def write_json(target: str | os.PathLike, record: dict) -> Path:
+    """Write ``record`` as indented JSON, atomically."""
+    text = json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
+    return write_atomic(target, lambda p: p.write_text(text))

@@ -1,0 +1,76 @@
+"""Base class of the permutation-invariant set layers: one forward contract."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from ..sets import check_set_batch
+
+NORMALIZATIONS = ("none", "input_size")
+
+
+class HiddenSetLayer(nn.Module):
+    """Compares input sets with ``m`` trainable hidden sets; ``forward(V, lengths) -> (B, m)``.
+
+    Args:
+        in_dim: element dimension d.
+        n_hidden_sets: m.
+        hidden_set_size: |Y| for all hidden sets, or a sequence of m sizes (hidden sets may differ).
+        normalize: ``"none"`` (the paper) or ``"input_size"`` (divide by |X|, the official code).
+    The hidden sets are the columns of ``weight`` of shape ``(d, m, K)``, ``K = max |Y_k|``;
+    columns ``>= |Y_k|`` of set k are padding, masked out and never trained.
+    """
+
+    def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
+                 normalize: str = "none") -> None:
+        super().__init__()
+        sizes = [hidden_set_size] * n_hidden_sets if isinstance(hidden_set_size, int) else list(hidden_set_size)
+        if in_dim < 1 or n_hidden_sets < 1:
+            raise ValueError(f"in_dim and n_hidden_sets must be >= 1, got {in_dim}, {n_hidden_sets}")
+        if len(sizes) != n_hidden_sets or min(sizes) < 1:
+            raise ValueError(f"hidden_set_size must be a positive int or {n_hidden_sets} positive ints, got {hidden_set_size!r}")
+        if normalize not in NORMALIZATIONS:
+            raise ValueError(f"unknown normalize={normalize!r}; valid: {', '.join(NORMALIZATIONS)}")
+        self.in_dim, self.n_hidden_sets, self.normalize = in_dim, n_hidden_sets, normalize
+        K = max(sizes)
+        self.register_buffer("hidden_sizes", torch.tensor(sizes, dtype=torch.long), persistent=True)
+        self.register_buffer("hidden_mask", torch.arange(K)[None, :] < self.hidden_sizes[:, None], persistent=False)
+        self.weight = nn.Parameter(torch.empty(in_dim, n_hidden_sets, K))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Uniform in [-1, 1] as the official code; padding columns are zero."""
+        with torch.no_grad():
+            self.weight.uniform_(-1.0, 1.0)
+            self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
+
+    def hidden_sets(self) -> list[torch.Tensor]:
+        """The m hidden sets as ``(|Y_k|, d)`` tensors (detached)."""
+        W = self.weight.detach()
+        return [W[:, k, : int(s)].T for k, s in enumerate(self.hidden_sizes)]
+
+    def edge_weights(self, V: torch.Tensor) -> torch.Tensor:
+        """F = ReLU(V H) of shape ``(B, N, m, K)``; zero on padding rows/columns (V padded with zeros)."""
+        B, N, d = V.shape
+        F = torch.relu(V.reshape(B * N, d) @ self.weight.reshape(d, -1)).view(B, N, *self.weight.shape[1:])
+        if bool(self.hidden_mask.all()):  # equal sizes: no padding columns, no copy
+            return F
+        return F * self.hidden_mask.to(F.dtype)
+
+    def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
+        """Set representation ``x`` of shape ``(B, m)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
+        V, lengths = check_set_batch(V, lengths, self.in_dim)
+        x = self.pool(self.edge_weights(V), lengths)
+        if self.normalize == "input_size":
+            x = x / lengths[:, None].to(x.dtype)
+        return x
+
+    def pool(self, F: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
+        """Reduce edge weights ``F`` (B, N, m, K) to ``(B, m)``."""
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return (f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, "
+                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}")

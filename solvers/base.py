@@ -1,0 +1,139 @@
+"""The batched maximum-weight bipartite matching protocol.
+
+A solver takes a batch of nonnegative weight matrices ``weights`` of shape ``(*batch, N, K)`` (any
+strides: the RepSet layer hands over a transposed view of its matmul output, never a copy) and
+optional per-problem lengths, and returns one :class:`MatchingResult` for all problems at once.
+
+Problem ``p`` is the top-left ``row_lengths[p] x col_lengths[p]`` block of ``weights[p]``; entries
+outside it (padding) are never read for the value and never matched. Rectangular problems are
+solved as they are: a maximum-weight matching of a nonnegative ``n x k`` matrix matches
+``min(n, k)`` pairs. An empty problem (``n == 0`` or ``k == 0``) has value 0 and no pairs.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+__all__ = ["MatchingResult", "MatchingSolver", "prepare_problem"]
+
+
+@dataclass(frozen=True)
+class MatchingResult:
+    """Values and assignments of a batch of matching problems.
+
+    Attributes:
+        value: float64, shape ``batch``: weight of the maximum matching of each problem.
+        assignment: int32, shape ``(*batch, S)`` with ``S = min(N, K)`` of the padded shape. The
+            smaller padded side is indexed: when ``along == "rows"`` (``N <= K``) entry ``i`` is the
+            column matched to row ``i``; when ``along == "cols"`` entry ``j`` is the row matched to
+            column ``j``. ``-1`` marks an unmatched (or padding) element.
+        along: ``"rows"`` or ``"cols"``, which side ``assignment`` is indexed by.
+    """
+
+    value: np.ndarray
+    assignment: np.ndarray
+    along: str
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Matched ``(rows, cols)``, each int32 of shape ``(*batch, S)``, -1 where unmatched."""
+        index = np.broadcast_to(np.arange(self.assignment.shape[-1], dtype=np.int32), self.assignment.shape)
+        index = np.where(self.assignment >= 0, index, -1).astype(np.int32)
+        if self.along == "rows":
+            return index, self.assignment
+        return self.assignment, index
+
+
+def _lengths(lengths, name: str, batch_shape: tuple[int, ...], limit: int) -> np.ndarray:
+    """Broadcast ``lengths`` to ``batch_shape`` as int64 and check ``0 <= length <= limit``."""
+    if lengths is None:
+        return np.full(batch_shape, limit, dtype=np.int64)
+    arr = np.asarray(lengths)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    try:
+        arr = np.broadcast_to(arr, batch_shape).astype(np.int64)
+    except ValueError:
+        raise ValueError(f"{name} of shape {np.shape(lengths)} does not broadcast to the batch shape {batch_shape}") from None
+    if arr.size and (arr.min() < 0 or arr.max() > limit):
+        raise ValueError(f"{name} must lie in [0, {limit}], got values in [{arr.min()}, {arr.max()}]")
+    return arr
+
+
+def prepare_problem(weights, row_lengths=None, col_lengths=None, check_values: bool = True):
+    """Validate a batch of problems; return ``(weights, row_lengths, col_lengths)``.
+
+    ``weights`` is returned as a float32/float64 ndarray sharing memory with the input whenever the
+    input already is one; lengths are int64 arrays of the batch shape.
+    Raises ValueError naming the offending argument.
+    """
+    w = np.asarray(weights)
+    if w.ndim < 2:
+        raise ValueError(f"weights must have shape (*batch, N, K), got shape {w.shape}")
+    if w.dtype not in (np.float32, np.float64):
+        if w.dtype.kind not in "iuf":
+            raise ValueError(f"weights must be a real floating array, got dtype {w.dtype}")
+        w = w.astype(np.float64)
+    batch_shape, (n, k) = w.shape[:-2], w.shape[-2:]
+    rows = _lengths(row_lengths, "row_lengths", batch_shape, n)
+    cols = _lengths(col_lengths, "col_lengths", batch_shape, k)
+    if check_values and w.size:
+        low, high = np.min(w), np.max(w)
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ValueError("weights contain NaN or infinite entries")
+        if low < 0:
+            raise ValueError(f"weights must be nonnegative (got minimum {low}); apply ReLU or shift them")
+    return w, rows, cols
+
+
+def _as_grid(batch_shape: tuple[int, ...]) -> tuple[int, int]:
+    """Two batch axes (P, Q) for any batch shape: (B, m) stays, (B,) -> (1, B), () -> (1, 1)."""
+    if len(batch_shape) == 2:
+        return batch_shape
+    if len(batch_shape) < 2:
+        return (1,) * (2 - len(batch_shape)) + tuple(batch_shape)
+    return (int(np.prod(batch_shape[:-1])), batch_shape[-1])
+
+
+class MatchingSolver(ABC):
+    """Base class of every solver plugin: one ``solve`` call serves a whole batch."""
+
+    #: registry name, set by subclasses
+    name: ClassVar[str] = ""
+    #: True when values are exact optima (False: approximate, e.g. auction with epsilon > 0)
+    exact: ClassVar[bool] = True
+
+    def solve(self, weights, row_lengths=None, col_lengths=None) -> MatchingResult:
+        """Solve every problem of the batch.
+
+        Args:
+            weights: array of shape ``(*batch, N, K)``, nonnegative, finite, float32 or float64.
+            row_lengths: ints broadcastable to ``batch``: valid rows per problem (default ``N``).
+            col_lengths: ints broadcastable to ``batch``: valid columns per problem (default ``K``).
+        """
+        w, rows, cols = prepare_problem(weights, row_lengths, col_lengths)
+        batch_shape, (n, k) = w.shape[:-2], w.shape[-2:]
+        along = "rows" if n <= k else "cols"
+        value = np.zeros(batch_shape, dtype=np.float64)
+        assignment = np.full(batch_shape + (min(n, k),), -1, dtype=np.int32)
+        if value.size:
+            grid = _as_grid(batch_shape)
+            # reshape keeps the caller's memory for ndim <= 4 (the layer's strided view included)
+            self._solve(w.reshape(grid + (n, k)), rows.reshape(grid), cols.reshape(grid),
+                        value.reshape(grid), assignment.reshape(grid + (min(n, k),)), along)
+        return MatchingResult(value=value, assignment=assignment, along=along)
+
+    @abstractmethod
+    def _solve(self, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               value: np.ndarray, assignment: np.ndarray, along: str) -> None:
+        """Fill ``value`` (P, Q) and ``assignment`` (P, Q, S) in place.
+
+        ``weights`` has shape (P, Q, N, K) with arbitrary strides (a view of the caller's array);
+        ``rows`` and ``cols`` are int64 (P, Q) lengths. Problem (p, q) is
+        ``weights[p, q, :rows[p, q], :cols[p, q]]``.
+        """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
