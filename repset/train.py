@@ -87,7 +87,7 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            total += float(loss) * len(index)
+            total += float(loss.detach()) * len(index)
         history["epoch_seconds"].append(time.perf_counter() - start)
         history["train_loss"].append(total / len(train))
         if val is None:

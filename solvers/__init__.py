@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str | type[MatchingSolver]] = {
     "numba": "solvers.numba_jv:NumbaJVSolver",
     "auction": "solvers.auction:AuctionSolver",
     "lp": "solvers.lp:LPSolver",
+    "brute": "solvers.brute_force:BruteForceSolver",
 }
 
 

@@ -1,0 +1,64 @@
+"""ApproxRepSet: closed forms, Proposition 1, forms, device."""
+import pytest
+import torch
+
+from repset.layers import ApproxRepSet, RepSet
+
+
+def test_paper_form_closed_form_and_proposition_1():
+    torch.manual_seed(0)
+    for trial in range(20):
+        sizes = torch.randint(1, 9, (4,)).tolist()
+        approx = ApproxRepSet(6, 4, sizes).double()
+        exact = RepSet(6, 4, sizes).double()
+        exact.load_state_dict(approx.state_dict())
+        V = torch.randn(8, 9, 6, dtype=torch.float64)
+        lengths = torch.randint(1, 10, (8,))
+        xa, xe = approx(V, lengths), exact(V, lengths)
+        assert (xa >= xe - 1e-12).all(), "Proposition 1: the relaxation upper-bounds the matching"
+        for b in range(8):
+            for k, H in enumerate(approx.hidden_sets()):
+                F = torch.relu(V[b, : lengths[b]] @ H.T)
+                ref = F.amax(0).sum() if lengths[b] >= H.shape[0] else F.amax(1).sum()
+                assert xa[b, k].item() == pytest.approx(ref.item(), rel=1e-12)
+
+
+def test_official_form_always_sums_over_input_elements():
+    torch.manual_seed(1)
+    layer = ApproxRepSet(3, 2, [2, 5], form="official").double()
+    V = torch.randn(3, 4, 3, dtype=torch.float64)
+    lengths = torch.tensor([4, 1, 3])
+    x = layer(V, lengths)
+    for b in range(3):
+        for k, H in enumerate(layer.hidden_sets()):
+            assert x[b, k].item() == pytest.approx(torch.relu(V[b, : lengths[b]] @ H.T).amax(1).sum().item())
+
+
+def test_equal_to_exact_when_one_side_has_one_element():
+    torch.manual_seed(2)
+    approx = ApproxRepSet(4, 3, 1).double()
+    exact = RepSet(4, 3, 1).double()
+    exact.load_state_dict(approx.state_dict())
+    V = torch.randn(5, 6, 4, dtype=torch.float64)
+    assert torch.allclose(approx(V), exact(V))
+
+
+def test_unknown_form():
+    with pytest.raises(ValueError, match="unknown form='exact'; valid: paper, official"):
+        ApproxRepSet(3, 2, 2, form="exact")
+
+
+def test_gradients_flow_to_hidden_sets():
+    torch.manual_seed(3)
+    layer = ApproxRepSet(4, 2, 3)
+    layer(torch.rand(2, 5, 4)).sum().backward()
+    assert layer.weight.grad is not None and torch.isfinite(layer.weight.grad).all()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_runs_on_cuda():
+    layer = ApproxRepSet(4, 2, 3).cuda()
+    V = torch.rand(2, 5, 4, device="cuda")
+    cpu = ApproxRepSet(4, 2, 3)
+    cpu.load_state_dict({k: v.cpu() for k, v in layer.state_dict().items()})
+    assert torch.allclose(layer(V).cpu(), cpu(V.cpu()), atol=1e-5)

@@ -1,0 +1,25 @@
+"""Atomic writes leave either the complete new file or the old one."""
+import json
+
+import pytest
+
+from repset.io import write_atomic, write_json
+
+
+def test_write_json_round_trip(tmp_path):
+    path = write_json(tmp_path / "a" / "r.json", {"x": 1})
+    assert json.loads(path.read_text()) == {"x": 1}
+    assert list(path.parent.iterdir()) == [path]
+
+
+def test_failed_writer_keeps_old_file_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "r.txt"
+    target.write_text("old")
+
+    def broken(p):
+        p.write_text("half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, broken)
+    assert target.read_text() == "old" and list(tmp_path.iterdir()) == [target]

@@ -1,0 +1,15 @@
+rule toy:
+    output:
+        pdf="figures/toy.pdf",
+        png="figures/toy.png",
+        record="results/toy/record.json",
+    log:
+        "logs/toy.log",
+    conda:
+        "../../environment.yml"
+    params:
+        toy=config["toy"],
+        solver=config["solver"],
+        seed=config["seed"],
+    script:
+        "../scripts/toy.py"
