@@ -20,20 +20,27 @@ class ApproxRepSet(HiddenSetLayer):
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 form: str = "paper", normalize: str = "none") -> None:
-        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize)
+                 form: str = "paper", normalize: str = "none", grad_mode: str = "sparse") -> None:
+        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode)
         if form not in FORMS:
             raise ValueError(f"unknown form={form!r}; valid: {', '.join(FORMS)}")
         self.form = form
 
-    def pool(self, F: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        # F >= 0 and zero on padding, so padding never wins a max and adds nothing to a sum.
-        inputs_pick = F.amax(dim=3).sum(dim=1)            # sum_i max_j: (B, m)
+    def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        # F >= 0 and zero on padding, so padding never beats a valid element (argmax takes the first
+        # maximum); a pair on a zero weight adds nothing and gets no gradient.
+        B, N, m, K = F.shape
+        valid_rows = torch.arange(N, device=F.device)[None, :, None] < lengths[:, None, None]   # (B, N, 1)
+        best_col = F.argmax(dim=3).permute(0, 2, 1)                                            # (B, m, N)
+        input_rows = torch.where(valid_rows.permute(0, 2, 1), torch.arange(N, device=F.device), -1).expand(B, m, N)
         if self.form == "official":
-            return inputs_pick
-        hidden_pick = F.amax(dim=1).sum(dim=2)            # sum_j max_i: (B, m)
-        x_large = lengths[:, None] >= self.hidden_sizes[None, :]
-        return torch.where(x_large, hidden_pick, inputs_pick)
+            return input_rows, best_col
+        best_row = F.argmax(dim=1)                                                             # (B, m, K)
+        hidden_cols = torch.where(self.hidden_mask, torch.arange(K, device=F.device), -1).expand(B, m, K)
+        x_large = (lengths[:, None] >= self.hidden_sizes[None, :])[..., None]                   # (B, m, 1)
+        rows = torch.cat([torch.where(x_large, -1, input_rows), torch.where(x_large, best_row, -1)], dim=2)
+        cols = torch.cat([best_col, torch.where(x_large, hidden_cols, -1)], dim=2)
+        return rows, cols
 
     def extra_repr(self) -> str:
         return super().extra_repr() + f", form={self.form!r}"

@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from ..sets import check_set_batch
+from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
 
@@ -19,12 +20,14 @@ class HiddenSetLayer(nn.Module):
         n_hidden_sets: m.
         hidden_set_size: |Y| for all hidden sets, or a sequence of m sizes (hidden sets may differ).
         normalize: ``"none"`` (the paper) or ``"input_size"`` (divide by |X|, the official code).
+        grad_mode: ``"sparse"`` (gradient from the selected pair indices) or ``"dense"`` (autograd
+            through the full edge-weight tensor); same values, see :mod:`.matched_sum`.
     The hidden sets are the columns of ``weight`` of shape ``(d, m, K)``, ``K = max |Y_k|``;
     columns ``>= |Y_k|`` of set k are padding, masked out and never trained.
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 normalize: str = "none") -> None:
+                 normalize: str = "none", grad_mode: str = "sparse") -> None:
         super().__init__()
         sizes = [hidden_set_size] * n_hidden_sets if isinstance(hidden_set_size, int) else list(hidden_set_size)
         if in_dim < 1 or n_hidden_sets < 1:
@@ -33,7 +36,9 @@ class HiddenSetLayer(nn.Module):
             raise ValueError(f"hidden_set_size must be a positive int or {n_hidden_sets} positive ints, got {hidden_set_size!r}")
         if normalize not in NORMALIZATIONS:
             raise ValueError(f"unknown normalize={normalize!r}; valid: {', '.join(NORMALIZATIONS)}")
-        self.in_dim, self.n_hidden_sets, self.normalize = in_dim, n_hidden_sets, normalize
+        if grad_mode not in GRAD_MODES:
+            raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
+        self.in_dim, self.n_hidden_sets, self.normalize, self.grad_mode = in_dim, n_hidden_sets, normalize, grad_mode
         K = max(sizes)
         self.register_buffer("hidden_sizes", torch.tensor(sizes, dtype=torch.long), persistent=True)
         self.register_buffer("hidden_mask", torch.arange(K)[None, :] < self.hidden_sizes[:, None], persistent=False)
@@ -62,15 +67,22 @@ class HiddenSetLayer(nn.Module):
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Set representation ``x`` of shape ``(B, m)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
         V, lengths = check_set_batch(V, lengths, self.in_dim)
-        x = self.pool(self.edge_weights(V), lengths)
+        with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
+            F = self.edge_weights(V)
+        with torch.no_grad():
+            rows, cols = self.select_pairs(F.detach(), lengths)
+        x = matched_sum(V, self.weight, F, rows, cols, self.grad_mode)
         if self.normalize == "input_size":
             x = x / lengths[:, None].to(x.dtype)
         return x
 
-    def pool(self, F: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
-        """Reduce edge weights ``F`` (B, N, m, K) to ``(B, m)``."""
+    def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Pairs whose weights make up ``x``: ``(rows, cols)`` long (B, m, S), -1 = none.
+
+        ``F`` (B, N, m, K) is detached, nonnegative and zero on padding.
+        """
         raise NotImplementedError
 
     def extra_repr(self) -> str:
         return (f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, "
-                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}")
+                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}, grad_mode={self.grad_mode!r}")

@@ -1,0 +1,73 @@
+"""Sum of edge weights over selected pairs, with the gradient computed from the pair indices.
+
+Both layers reduce to ``x[b, k] = sum_s ReLU(v_{b, r_s} . h_{k, c_s})`` over pairs ``(r_s, c_s)``
+chosen without gradient (a matching, or the relaxation's argmaxes). Two ways to differentiate:
+
+- ``"sparse"`` (:class:`MatchedSum`): the backward gathers the matched rows of V and columns of H
+  and scatters ``g * [F > 0] * vector`` into the gradients: O(pairs x d) work, F is not kept.
+- ``"dense"``: autograd through an index of a grad-enabled F: the backward builds a dense
+  ``(B, N, m, K)`` gradient D and runs two matmuls as large as the forward one.
+"""
+from __future__ import annotations
+
+import torch
+
+GRAD_MODES = ("sparse", "dense")
+
+
+def _index(rows: torch.Tensor):
+    B, m, _ = rows.shape
+    b = torch.arange(B, device=rows.device)[:, None, None]
+    k = torch.arange(m, device=rows.device)[None, :, None]
+    return b, k
+
+
+def _picked(F: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """``F[b, rows, k, cols]`` (B, m, S), zero where ``rows`` or ``cols`` is -1."""
+    b, k = _index(rows)
+    valid = (rows >= 0) & (cols >= 0)
+    return F[b, rows.clamp(min=0), k, cols.clamp(min=0)] * valid.to(F.dtype)
+
+
+class MatchedSum(torch.autograd.Function):
+    """``x = sum_s F[b, r_s, k, c_s]`` with ``F = ReLU(V W)``; gradients w.r.t. V (B, N, d) and W (d, m, K)."""
+
+    @staticmethod
+    def forward(ctx, V, W, F, rows, cols):
+        picked = _picked(F, rows, cols)
+        ctx.save_for_backward(V, W, rows.clamp(min=0), cols.clamp(min=0), picked > 0)
+        return picked.sum(-1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        V, W, rows, cols, active = ctx.saved_tensors
+        B, N, d = V.shape
+        _, m, K = W.shape
+        b, k = _index(rows)
+        coeff = (grad[:, :, None] * active.to(grad.dtype))[..., None]          # (B, m, S, 1)
+        grad_V = grad_W = None
+        if ctx.needs_input_grad[0]:
+            hidden = W.permute(1, 2, 0)[k, cols]                                   # (B, m, S, d)
+            grad_V = torch.zeros(B * N, d, dtype=V.dtype, device=V.device)
+            grad_V.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
+            grad_V = grad_V.view(B, N, d)
+        if ctx.needs_input_grad[1]:
+            inputs = V[b, rows]                                                     # (B, m, S, d)
+            grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device)
+            grad_W.index_add_(0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d))
+            grad_W = grad_W.view(m, K, d).permute(2, 0, 1)
+        return grad_V, grad_W, None, None, None
+
+
+def matched_sum(V: torch.Tensor, W: torch.Tensor, F: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
+                grad_mode: str = "sparse") -> torch.Tensor:
+    """``(B, m)`` sums of ``F = ReLU(V W)`` over pairs ``rows``/``cols`` (B, m, S), -1 = no pair.
+
+    ``grad_mode="sparse"``: ``F`` may be detached, gradients come from the indices.
+    ``grad_mode="dense"``: ``F`` must carry the autograd graph of ``V`` and ``W``.
+    """
+    if grad_mode == "sparse":
+        return MatchedSum.apply(V, W, F.detach(), rows, cols)
+    if grad_mode == "dense":
+        return _picked(F, rows, cols).sum(-1)
+    raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
