@@ -48,3 +48,15 @@ def test_padding_pairs_and_unknown_mode():
     assert matched_sum(torch.zeros(1, 2, 3), torch.zeros(3, 1, 2), F, rows, cols).item() == 1.0
     with pytest.raises(ValueError, match="unknown grad_mode='fast'; valid: sparse, dense"):
         matched_sum(torch.zeros(1, 2, 3), torch.zeros(3, 1, 2), F, rows, cols, grad_mode="fast")
+
+
+def test_cpu_kernel_equals_torch_index_add():
+    from repset.layers.matched_sum import _cpu_backward, _torch_backward
+
+    g = torch.Generator().manual_seed(7)
+    V, W = torch.randn(4, 6, 5, generator=g), torch.randn(5, 3, 4, generator=g)
+    rows = torch.randint(0, 6, (4, 3, 4), generator=g)
+    cols = torch.randint(0, 4, (4, 3, 4), generator=g)
+    coeff = torch.randn(4, 3, 4, generator=g) * (torch.rand(4, 3, 4, generator=g) > 0.3)
+    for a, b in zip(_cpu_backward(V, W, rows, cols, coeff, True, True), _torch_backward(V, W, rows, cols, coeff, True, True)):
+        assert torch.allclose(a, b, atol=1e-5)

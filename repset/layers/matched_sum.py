@@ -3,8 +3,9 @@
 Both layers reduce to ``x[b, k] = sum_s ReLU(v_{b, r_s} . h_{k, c_s})`` over pairs ``(r_s, c_s)``
 chosen without gradient (a matching, or the relaxation's argmaxes). Two ways to differentiate:
 
-- ``"sparse"`` (:class:`MatchedSum`): the backward gathers the matched rows of V and columns of H
-  and scatters ``g * [F > 0] * vector`` into the gradients: O(pairs x d) work, F is not kept.
+- ``"sparse"`` (:class:`MatchedSum`): the backward adds ``g * [F > 0] * h`` to the matched rows of
+  the V gradient and ``g * [F > 0] * v`` to the matched columns of the H gradient: O(pairs x d)
+  work, F is not kept (Numba kernels on CPU, gather + index_add elsewhere).
 - ``"dense"``: autograd through an index of a grad-enabled F: the backward builds a dense
   ``(B, N, m, K)`` gradient D and runs two matmuls as large as the forward one.
 """
@@ -41,22 +42,44 @@ class MatchedSum(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         V, W, rows, cols, active = ctx.saved_tensors
-        B, N, d = V.shape
-        _, m, K = W.shape
-        b, k = _index(rows)
-        coeff = (grad[:, :, None] * active.to(grad.dtype))[..., None]          # (B, m, S, 1)
-        grad_V = grad_W = None
-        if ctx.needs_input_grad[0]:
-            hidden = W.permute(1, 2, 0)[k, cols]                                   # (B, m, S, d)
-            grad_V = torch.zeros(B * N, d, dtype=V.dtype, device=V.device)
-            grad_V.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
-            grad_V = grad_V.view(B, N, d)
-        if ctx.needs_input_grad[1]:
-            inputs = V[b, rows]                                                     # (B, m, S, d)
-            grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device)
-            grad_W.index_add_(0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d))
-            grad_W = grad_W.view(m, K, d).permute(2, 0, 1)
+        coeff = grad[:, :, None] * active.to(grad.dtype)                          # (B, m, S)
+        need_V, need_W = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        if V.device.type == "cpu":
+            grad_V, grad_W = _cpu_backward(V, W, rows, cols, coeff, need_V, need_W)
+        else:
+            grad_V, grad_W = _torch_backward(V, W, rows, cols, coeff, need_V, need_W)
         return grad_V, grad_W, None, None, None
+
+
+def _cpu_backward(V, W, rows, cols, coeff, need_V, need_W):
+    """Numba kernels, parallel and without (pairs, d) temporaries."""
+    from .pair_grad import pair_gradients
+
+    hidden = W.detach().permute(1, 2, 0).contiguous()                               # (m, K, d)
+    grad_V, grad_hidden = pair_gradients(V.detach().contiguous().numpy(), hidden.numpy(), rows.numpy(),
+                                         cols.numpy(), coeff.contiguous().numpy(), need_V, need_W)
+    return (torch.from_numpy(grad_V) if need_V else None,
+            torch.from_numpy(grad_hidden).permute(2, 0, 1) if need_W else None)
+
+
+def _torch_backward(V, W, rows, cols, coeff, need_V, need_W):
+    """Gather + index_add (any device)."""
+    B, N, d = V.shape
+    _, m, K = W.shape
+    b, k = _index(rows)
+    coeff = coeff[..., None]
+    grad_V = grad_W = None
+    if need_V:
+        hidden = W.permute(1, 2, 0)[k, cols]                                        # (B, m, S, d)
+        grad_V = torch.zeros(B * N, d, dtype=V.dtype, device=V.device)
+        grad_V.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
+        grad_V = grad_V.view(B, N, d)
+    if need_W:
+        inputs = V[b, rows]                                                         # (B, m, S, d)
+        grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device)
+        grad_W.index_add_(0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d))
+        grad_W = grad_W.view(m, K, d).permute(2, 0, 1)
+    return grad_V, grad_W
 
 
 def matched_sum(V: torch.Tensor, W: torch.Tensor, F: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,

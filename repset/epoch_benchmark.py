@@ -1,0 +1,87 @@
+"""Training-epoch seconds of RepSet / ApproxRepSet against the forward-matmul floor, one run.
+
+Every variant trains on the same synthetic data (seeded) with the real trainer; the floor is the
+forward matmul ``V H`` alone over the same batches, timed in the same process, so the ratio
+``epoch / matmul`` is meaningful on a noisy machine.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .data import SetDataset
+from .model import SetClassifier, build_layer
+from .train import TrainConfig, fit, seed_everything
+
+
+@dataclass(frozen=True)
+class EpochShape:
+    """A dataset shape: ``n_sets`` sets of ``set_size`` elements of dim ``d``; layer m x |Y|."""
+
+    n_sets: int = 517
+    set_size: int = 117
+    d: int = 300
+    m: int = 50
+    k: int = 20
+    batch_size: int = 64
+    n_classes: int = 5
+
+
+#: variant name -> (layer name, layer options)
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "repset/scipy": ("repset", {"solver": "scipy"}),
+    "repset/numba": ("repset", {"solver": "numba"}),
+    "repset/numba/dense-grad": ("repset", {"solver": "numba", "grad_mode": "dense"}),
+    "repset/auction": ("repset", {"solver": "auction"}),
+    "approx_repset": ("approx_repset", {}),
+    "approx_repset/dense-grad": ("approx_repset", {"grad_mode": "dense"}),
+}
+
+
+def synthetic_sets(shape: EpochShape, seed: int = 0) -> SetDataset:
+    """Gaussian sets of fixed size with random labels (timing only)."""
+    rng = np.random.default_rng(seed)
+    values = torch.from_numpy(rng.standard_normal((shape.n_sets * shape.set_size, shape.d), dtype=np.float32))
+    offsets = torch.arange(shape.n_sets + 1) * shape.set_size
+    return SetDataset(values, offsets, torch.from_numpy(rng.integers(0, shape.n_classes, shape.n_sets)))
+
+
+def matmul_seconds(data: SetDataset, shape: EpochShape, repeats: int) -> float:
+    """Median seconds of the forward matmul ``V H`` over all batches of one epoch."""
+    W = torch.randn(shape.d, shape.m * shape.k)
+    batches = [data.batch(idx)[0] for idx in torch.arange(len(data)).split(shape.batch_size)]
+    times = []
+    for _ in range(repeats + 1):
+        start = time.perf_counter()
+        for V in batches:
+            V.reshape(-1, shape.d) @ W
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
+
+
+def epoch_benchmark(variants: list[str], shape: EpochShape = EpochShape(), repeats: int = 5,
+                    seed: int = 0) -> pd.DataFrame:
+    """One row per variant: median epoch seconds (after a warm-up epoch), the matmul floor and the ratio."""
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown variants {unknown}; valid: {', '.join(VARIANTS)}")
+    data = synthetic_sets(shape, seed)
+    rows = []
+    for name in variants:
+        layer_name, options = VARIANTS[name]
+        seed_everything(seed)
+        layer = build_layer(layer_name, shape.d, shape.m, shape.k, **options)
+        model = SetClassifier(layer, shape.n_classes)
+        history = fit(model, data, TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3,
+                                               patience=None, seed=seed))
+        floor = matmul_seconds(data, shape, repeats)
+        epoch = statistics.median(history["epoch_seconds"][1:])
+        rows.append({"variant": name, "epoch_seconds": epoch, "matmul_seconds": floor,
+                     "epoch_over_matmul": epoch / floor, "repeats": repeats,
+                     "torch_threads": torch.get_num_threads(), **{f"shape_{k}": v for k, v in vars(shape).items()}})
+    return pd.DataFrame(rows)
