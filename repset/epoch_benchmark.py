@@ -75,7 +75,7 @@ def epoch_benchmark(variants: list[str], shape: EpochShape = EpochShape(), repea
     for name in variants:
         layer_name, options = VARIANTS[name]
         seed_everything(seed)
-        layer = build_layer(layer_name, shape.d, shape.m, shape.k, **options)
+        layer = build_layer(layer_name, shape.d, n_hidden_sets=shape.m, hidden_set_size=shape.k, **options)
         model = SetClassifier(layer, shape.n_classes)
         history = fit(model, data, TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3,
                                                patience=None, seed=seed))

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .layers import HiddenSetLayer
 
 
 class SetClassifier(nn.Module):
@@ -43,8 +42,9 @@ class SetClassifier(nn.Module):
         return self.head(self.layer(V, lengths))
 
 
-def build_layer(name: str, in_dim: int, n_hidden_sets: int, hidden_set_size, **options) -> HiddenSetLayer:
-    """Instantiate a set layer by name (``repset``, ``approx_repset``) with its options."""
+def build_layer(name: str, in_dim: int, **options) -> nn.Module:
+    """Instantiate a set layer by registry name (see ``repset.layers.LAYERS``) with its options,
+    e.g. ``build_layer("repset", 300, n_hidden_sets=50, hidden_set_size=20, solver="numba")``."""
     from .layers import layer_class
 
-    return layer_class(name)(in_dim, n_hidden_sets, hidden_set_size, **options)
+    return layer_class(name)(in_dim, **options)

@@ -14,10 +14,10 @@ def test_classifier_shapes_and_hidden_layers():
 
 
 def test_build_layer_by_name():
-    assert isinstance(build_layer("repset", 3, 2, 2, solver="scipy"), RepSet)
-    assert isinstance(build_layer("approx_repset", 3, 2, 2, form="official"), ApproxRepSet)
-    with pytest.raises(ValueError, match="unknown layer 'deepsets'; valid layers: approx_repset, repset"):
-        build_layer("deepsets", 3, 2, 2)
+    assert isinstance(build_layer("repset", 3, n_hidden_sets=2, hidden_set_size=2, solver="scipy"), RepSet)
+    assert isinstance(build_layer("approx_repset", 3, n_hidden_sets=2, hidden_set_size=2, form="official"), ApproxRepSet)
+    with pytest.raises(ValueError, match="unknown layer 'no-such-layer'; valid layers: .*approx_repset.*repset"):
+        build_layer("no-such-layer", 3)
 
 
 def test_classifier_argument_errors():
