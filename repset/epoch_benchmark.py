@@ -32,7 +32,7 @@ class EpochShape:
     n_classes: int = 5
 
 
-#: variant name -> (layer name, layer options)
+#: variant name -> (layer name, layer options); hidden-set layers also get m and |Y| from the shape
 VARIANTS: dict[str, tuple[str, dict]] = {
     "repset/scipy": ("repset", {"solver": "scipy"}),
     "repset/numba": ("repset", {"solver": "numba"}),
@@ -40,7 +40,28 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "repset/auction": ("repset", {"solver": "auction"}),
     "approx_repset": ("approx_repset", {}),
     "approx_repset/dense-grad": ("approx_repset", {"grad_mode": "dense"}),
+    "deepsets": ("deepsets", {}),
 }
+HIDDEN_SET_LAYERS = ("repset", "approx_repset")
+
+
+def check_variants(variants: list[str]) -> None:
+    """Raise ValueError naming unknown variants and listing the valid ones."""
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown variants {unknown}; valid: {', '.join(VARIANTS)}")
+
+
+def epoch_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> float:
+    """Median seconds of a training epoch of ``variant`` on ``data`` (after one warm-up epoch)."""
+    layer_name, options = VARIANTS[variant]
+    if layer_name in HIDDEN_SET_LAYERS:
+        options = {"n_hidden_sets": shape.m, "hidden_set_size": shape.k, **options}
+    seed_everything(seed)
+    model = SetClassifier(build_layer(layer_name, shape.d, **options), shape.n_classes)
+    history = fit(model, data, TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3,
+                                           patience=None, seed=seed))
+    return statistics.median(history["epoch_seconds"][1:])
 
 
 def synthetic_sets(shape: EpochShape, seed: int = 0) -> SetDataset:
@@ -67,20 +88,12 @@ def matmul_seconds(data: SetDataset, shape: EpochShape, repeats: int) -> float:
 def epoch_benchmark(variants: list[str], shape: EpochShape = EpochShape(), repeats: int = 5,
                     seed: int = 0) -> pd.DataFrame:
     """One row per variant: median epoch seconds (after a warm-up epoch), the matmul floor and the ratio."""
-    unknown = sorted(set(variants) - set(VARIANTS))
-    if unknown:
-        raise ValueError(f"unknown variants {unknown}; valid: {', '.join(VARIANTS)}")
+    check_variants(variants)
     data = synthetic_sets(shape, seed)
     rows = []
     for name in variants:
-        layer_name, options = VARIANTS[name]
-        seed_everything(seed)
-        layer = build_layer(layer_name, shape.d, n_hidden_sets=shape.m, hidden_set_size=shape.k, **options)
-        model = SetClassifier(layer, shape.n_classes)
-        history = fit(model, data, TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3,
-                                               patience=None, seed=seed))
+        epoch = epoch_seconds(name, data, shape, repeats, seed)
         floor = matmul_seconds(data, shape, repeats)
-        epoch = statistics.median(history["epoch_seconds"][1:])
         rows.append({"variant": name, "epoch_seconds": epoch, "matmul_seconds": floor,
                      "epoch_over_matmul": epoch / floor, "repeats": repeats,
                      "torch_threads": torch.get_num_threads(), **{f"shape_{k}": v for k, v in vars(shape).items()}})

@@ -1,0 +1,29 @@
+rule runtime_table:
+    output:
+        table="results/runtime/epochs.csv",
+    log:
+        "logs/runtime.log",
+    benchmark:
+        "benchmarks/runtime.tsv"
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    params:
+        runtime=config["runtime"],
+        seed=config["seed"],
+    script:
+        "../scripts/runtime_table.py"
+
+
+rule runtime_figure:
+    input:
+        table=rules.runtime_table.output.table,
+    output:
+        pdf="figures/runtime.pdf",
+        png="figures/runtime.png",
+    log:
+        "logs/runtime_figure.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/runtime_figure.py"

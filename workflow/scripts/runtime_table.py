@@ -1,0 +1,15 @@
+"""Time training epochs over the runtime sweeps; write results/runtime/epochs.csv."""
+import logging
+
+from repset.epoch_benchmark import EpochShape
+from repset.io import atomic_path
+from repset.runtime import runtime_sweep
+from repset.threads import set_threads
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+set_threads(snakemake.threads)
+cfg = snakemake.params.runtime
+table = runtime_sweep(EpochShape(**cfg["base"]), cfg["sweeps"], cfg["variants"], repeats=cfg["repeats"],
+                      seed=snakemake.params.seed, progress=lambda row: logging.info("%s", row))
+with atomic_path(snakemake.output.table) as tmp:
+    table.to_csv(tmp, index=False)
