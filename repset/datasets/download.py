@@ -1,0 +1,184 @@
+"""Fetch raw files into a cache: from a local mirror (used like a download cache) or by HTTP, sha256-verified.
+
+Every file lands in ``cache_dir / source.path`` through a temporary file that is renamed only after its
+checksum matched; a mismatch deletes the temporary file and raises :class:`ChecksumError`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from .registry import CONFIG_KEY, MIRROR_ENV, DatasetSpec, Source
+
+__all__ = ["ChecksumError", "OfflineError", "UnverifiedSourceError", "sha256_file", "resolve_mirror", "fetch",
+           "fetch_all", "verify_file", "local_paths"]
+
+_CHUNK = 1 << 20
+
+
+class ChecksumError(RuntimeError):
+    """A file's sha256 differs from the registry's."""
+
+    def __init__(self, path: str | os.PathLike, expected: str, actual: str) -> None:
+        super().__init__(f"sha256 mismatch for {path}: expected {expected}, got {actual}")
+        self.path, self.expected, self.actual = str(path), expected, actual
+
+
+class OfflineError(RuntimeError):
+    """A file is not in the cache or the mirror and cannot be downloaded."""
+
+
+class UnverifiedSourceError(RuntimeError):
+    """A source without a pinned sha256 was requested without ``allow_unverified=True``."""
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_file(path: str | os.PathLike, source: Source) -> str:
+    """Raise :class:`ChecksumError` unless ``path`` has ``source.sha256`` (when known); return the actual hash."""
+    actual = sha256_file(path)
+    if source.sha256 is not None and actual != source.sha256:
+        raise ChecksumError(path, source.sha256, actual)
+    return actual
+
+
+def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
+    """The mirror directory: the argument, else ``$REPSET_DATA_MIRROR``, else None."""
+    if mirror is None:
+        mirror = os.environ.get(MIRROR_ENV) or None
+    return Path(mirror).expanduser() if mirror is not None else None
+
+
+def _hint() -> str:
+    return (f"set the config key `{CONFIG_KEY}` or the environment variable {MIRROR_ENV} to a directory "
+            f"laid out like the data mirror (see SOURCES.md)")
+
+
+def _copy_verified(src_stream, target: Path, source: Source, label: str, total: int | None, progress: bool) -> Path:
+    """Stream into a temp file beside ``target``, hashing; rename onto ``target`` only if the hash matches."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    h = hashlib.sha256()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=total, unit="B", unit_scale=True, desc=target.name, leave=False)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            while chunk := src_stream.read(_CHUNK):
+                h.update(chunk)
+                out.write(chunk)
+                if bar is not None:
+                    bar.update(len(chunk))
+        actual = h.hexdigest()
+        if source.sha256 is not None and actual != source.sha256:
+            raise ChecksumError(label, source.sha256, actual)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return target
+
+
+def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool) -> Path:
+    assert source.url is not None
+    last: Exception | None = None
+    for attempt in range(max(1, retries)):
+        if attempt:
+            time.sleep(backoff * 2 ** (attempt - 1))
+        try:
+            req = urllib.request.Request(source.url, headers={"User-Agent": "repset-data/0.1"})
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
+                return _copy_verified(resp, target, source, source.url, int(length) if length else source.size,
+                                      progress)
+        except urllib.error.HTTPError as e:
+            if e.code < 500 and e.code != 429:  # permanent: not found, forbidden, ...
+                raise OfflineError(f"cannot download {source.url}: HTTP {e.code}; {_hint()}") from e
+            last = e
+        except (urllib.error.URLError, OSError, TimeoutError) as e:
+            last = e
+    raise OfflineError(f"cannot download {source.url} after {max(1, retries)} attempt(s) ({last}); "
+                       f"offline? {_hint()}") from last
+
+
+def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None, *,
+          allow_unverified: bool = False, retries: int = 3, backoff: float = 1.0, timeout: float = 60.0,
+          progress: bool = True) -> Path:
+    """Return the path of ``source`` in ``cache_dir``, fetching it first if needed.
+
+    Order: a cached file with the right hash is reused; else the mirror copy (argument, else
+    ``$REPSET_DATA_MIRROR``) is copied in and verified; else the URL is downloaded (retries with
+    exponential backoff) and verified before the rename. Sources without a pinned sha256 are refused
+    unless ``allow_unverified=True``. Raises :class:`ChecksumError` or :class:`OfflineError`.
+    """
+    if source.sha256 is None and not allow_unverified:
+        raise UnverifiedSourceError(f"{source.path} has no pinned sha256 (url: {source.url}); pass "
+                                    f"allow_unverified=True to use an unverified copy")
+    target = Path(cache_dir) / source.path
+    if target.is_file():
+        if source.sha256 is None or sha256_file(target) == source.sha256:
+            return target
+    mirror_dir = resolve_mirror(mirror)
+    if mirror_dir is not None and (mirror_dir / source.path).is_file():
+        src = mirror_dir / source.path
+        if src.resolve() == target.resolve():
+            verify_file(src, source)
+            return target
+        with open(src, "rb") as f:
+            return _copy_verified(f, target, source, str(src), src.stat().st_size, progress=False)
+    if source.url is None:
+        raise OfflineError(f"{source.path} has no public URL ({source.note or 'not published'}): place it at "
+                           f"<mirror>/{source.path}; {_hint()}")
+    if source.packed:
+        raise OfflineError(f"{source.path} was packed from many files at {source.url} and cannot be downloaded as "
+                           f"one file: place it at <mirror>/{source.path}, or use the dataset's alternative source; "
+                           f"{_hint()}")
+    return _download(source, target, retries, backoff, timeout, progress)
+
+
+def fetch_all(spec: DatasetSpec, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None,
+              **kw) -> dict[str, Path]:
+    """Fetch every primary source of ``spec``; map ``source.path`` to its cached path."""
+    return {s.path: fetch(s, cache_dir, mirror, **kw) for s in spec.sources}
+
+
+
+def local_paths(sources: tuple[Source, ...] | list[Source], raw_dir: str | os.PathLike | None = None,
+                cache_dir: str | os.PathLike | None = None, *, verify: bool = True, **kw) -> list[Path]:
+    """Local files for ``sources``, in order.
+
+    With ``cache_dir``: :func:`fetch` each (``raw_dir`` serving as the mirror). Without: read them in place
+    from ``raw_dir`` (default ``$REPSET_DATA_MIRROR``), checking each sha256 unless ``verify=False``.
+    """
+    if cache_dir is not None:
+        return [fetch(s, cache_dir, raw_dir, **kw) for s in sources]
+    root = resolve_mirror(raw_dir)
+    if root is None:
+        raise OfflineError(f"no raw data directory given and no cache_dir; {_hint()}")
+    out = []
+    for s in sources:
+        if s.sha256 is None and not kw.get("allow_unverified", False):
+            raise UnverifiedSourceError(f"{s.path} has no pinned sha256; pass allow_unverified=True to use it")
+        p = root / s.path
+        if not p.is_file():
+            raise OfflineError(f"{p} not found (public URL: {s.url}); pass cache_dir= to download it, or {_hint()}")
+        if verify:
+            verify_file(p, s)
+        out.append(p)
+    return out

@@ -1,0 +1,142 @@
+"""fetch(): mirror used as a download cache, verified downloads, checksum refusal, offline errors."""
+from __future__ import annotations
+
+import hashlib
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from repset.datasets import download as D
+from repset.datasets.registry import Source
+
+DATA = b"hello repset\n" * 100
+SHA = hashlib.sha256(DATA).hexdigest()
+
+
+def _mirror(tmp_path: Path, data: bytes = DATA, rel: str = "ds/file.txt") -> Path:
+    m = tmp_path / "mirror"
+    (m / rel).parent.mkdir(parents=True)
+    (m / rel).write_bytes(data)
+    return m
+
+
+def _leftovers(cache: Path) -> list[Path]:
+    return [p for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+
+
+def test_fetch_copies_from_mirror_and_reuses_cache(tmp_path):
+    mirror = _mirror(tmp_path)
+    src = Source("ds/file.txt", "https://example.invalid/file.txt", SHA, len(DATA))
+    cache = tmp_path / "cache"
+    p = D.fetch(src, cache, mirror, progress=False)
+    assert p == cache / "ds/file.txt" and p.read_bytes() == DATA
+    (mirror / "ds/file.txt").unlink()  # cached copy is reused, no mirror or network needed
+    assert D.fetch(src, cache, mirror, progress=False) == p
+    assert _leftovers(cache) == [p]
+
+
+def test_corrupted_mirror_file_raises_and_caches_nothing(tmp_path):
+    mirror = _mirror(tmp_path, DATA[:-7])  # truncated
+    src = Source("ds/file.txt", "https://example.invalid/file.txt", SHA, len(DATA))
+    cache = tmp_path / "cache"
+    with pytest.raises(D.ChecksumError) as e:
+        D.fetch(src, cache, mirror, progress=False)
+    msg = str(e.value)
+    assert str(mirror / "ds/file.txt") in msg and SHA in msg
+    assert hashlib.sha256(DATA[:-7]).hexdigest() in msg
+    assert _leftovers(cache) == []
+
+
+def test_mirror_from_environment_variable(tmp_path, monkeypatch):
+    mirror = _mirror(tmp_path)
+    monkeypatch.setenv("REPSET_DATA_MIRROR", str(mirror))
+    src = Source("ds/file.txt", None, SHA)
+    assert D.fetch(src, tmp_path / "cache", progress=False).read_bytes() == DATA
+
+
+def test_cached_file_with_wrong_hash_is_replaced(tmp_path):
+    mirror = _mirror(tmp_path)
+    cache = tmp_path / "cache"
+    (cache / "ds").mkdir(parents=True)
+    (cache / "ds/file.txt").write_bytes(b"stale")
+    p = D.fetch(Source("ds/file.txt", None, SHA), cache, mirror, progress=False)
+    assert p.read_bytes() == DATA
+
+
+def test_download_over_url_verified(tmp_path):
+    remote = tmp_path / "remote.bin"
+    remote.write_bytes(DATA)
+    src = Source("ds/remote.bin", remote.as_uri(), SHA, len(DATA))
+    p = D.fetch(src, tmp_path / "cache", mirror=tmp_path / "empty-mirror", progress=True)
+    assert p.read_bytes() == DATA
+
+
+def test_download_with_wrong_checksum_deletes_temp_file(tmp_path):
+    remote = tmp_path / "remote.bin"
+    remote.write_bytes(DATA)
+    src = Source("ds/remote.bin", remote.as_uri(), "0" * 64)
+    cache = tmp_path / "cache"
+    with pytest.raises(D.ChecksumError) as e:
+        D.fetch(src, cache, progress=False)
+    assert remote.as_uri() in str(e.value) and "0" * 64 in str(e.value) and SHA in str(e.value)
+    assert _leftovers(cache) == []
+
+
+def test_offline_without_mirror_names_url_and_config(tmp_path, monkeypatch):
+    monkeypatch.delenv("REPSET_DATA_MIRROR", raising=False)
+    url = "http://127.0.0.1:9/nothing.zip"  # discard port on loopback: connection refused
+    with pytest.raises(D.OfflineError) as e:
+        D.fetch(Source("x/nothing.zip", url, SHA), tmp_path / "cache", retries=2, backoff=0.0, timeout=5,
+                progress=False)
+    msg = str(e.value)
+    assert url in msg and "data_mirror" in msg and "REPSET_DATA_MIRROR" in msg and "2 attempt" in msg
+
+
+def test_retries_with_backoff(tmp_path, monkeypatch):
+    remote = tmp_path / "remote.bin"
+    remote.write_bytes(DATA)
+    real_urlopen = urllib.request.urlopen
+    calls, sleeps = [], []
+
+    def flaky(req, timeout=None):
+        calls.append(req)
+        if len(calls) < 3:
+            raise urllib.error.URLError("temporary failure")
+        return real_urlopen(remote.as_uri(), timeout=timeout)
+
+    monkeypatch.setattr(D.urllib.request, "urlopen", flaky)
+    monkeypatch.setattr(D.time, "sleep", sleeps.append)
+    p = D.fetch(Source("ds/r.bin", "https://example.invalid/r.bin", SHA), tmp_path / "c", retries=3, backoff=0.5,
+                progress=False)
+    assert p.read_bytes() == DATA and len(calls) == 3 and sleeps == [0.5, 1.0]
+
+
+def test_unverified_source_refused_unless_allowed(tmp_path):
+    remote = tmp_path / "remote.bin"
+    remote.write_bytes(DATA)
+    src = Source("ds/remote.bin", remote.as_uri(), None)
+    with pytest.raises(D.UnverifiedSourceError, match="allow_unverified=True"):
+        D.fetch(src, tmp_path / "cache", progress=False)
+    assert not (tmp_path / "cache").exists()
+    assert D.fetch(src, tmp_path / "cache", allow_unverified=True, progress=False).read_bytes() == DATA
+
+
+def test_packed_or_urlless_sources_need_the_mirror(tmp_path, monkeypatch):
+    monkeypatch.delenv("REPSET_DATA_MIRROR", raising=False)
+    packed = Source("20ng/a.tar.gz", "https://example.invalid/{train,test}/<id>", SHA, packed=True)
+    with pytest.raises(D.OfflineError, match="packed from many files"):
+        D.fetch(packed, tmp_path / "c", progress=False)
+    with pytest.raises(D.OfflineError, match="no public URL"):
+        D.fetch(Source("r/recipe.mat", None, SHA), tmp_path / "c", progress=False)
+
+
+def test_local_paths_verifies_in_place(tmp_path):
+    mirror = _mirror(tmp_path, b"tampered")
+    src = Source("ds/file.txt", None, SHA)
+    with pytest.raises(D.ChecksumError):
+        D.local_paths([src], mirror)
+    assert D.local_paths([src], mirror, verify=False) == [mirror / "ds/file.txt"]
+    with pytest.raises(D.OfflineError, match="not found"):
+        D.local_paths([Source("ds/missing.txt", "https://example.invalid/m", SHA)], mirror)
