@@ -12,4 +12,8 @@ def check_config(config: dict) -> dict:
         raise ValueError(f"config key 'solver': {err}") from None
     except ImportError as err:
         raise ValueError(f"config key 'solver': solver {config['solver']!r} needs a missing package: {err}") from None
+    if "datasets" in config:
+        from .protocol import check_protocol
+
+        check_protocol(config)
     return config

@@ -74,14 +74,15 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
 
 
 def select(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, model, split): the run with the lowest val error, then val loss, then grid order."""
+    """Per (dataset, model, split, seed): the run with the lowest val error, then val loss, then grid order."""
+    keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
     ordered = frame.reset_index(drop=True).reset_index(names="order")
-    ordered = ordered.sort_values(["dataset", "model", "split", "val_error", "val_loss", "order"])
-    return ordered.groupby(["dataset", "model", "split"], sort=False).head(1).drop(columns="order")
+    ordered = ordered.sort_values(keys + ["val_error", "val_loss", "order"])
+    return ordered.groupby(keys, sort=False).head(1).drop(columns="order")
 
 
 def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std (ddof=0, over splits) of test error and accuracy in percent, per dataset and model."""
+    """Mean and std (ddof=0, over splits and seeds) of test error and accuracy in percent, per dataset and model."""
     g = selected.groupby(["dataset", "model"])
     out = pd.DataFrame({
         "test_error_mean": g["test_error"].mean() * 100, "test_error_std": g["test_error"].std(ddof=0) * 100,
@@ -90,3 +91,18 @@ def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
         "points": g["point"].agg(lambda s: ",".join(sorted(set(s)))),
     })
     return out.reset_index()
+
+
+def run_grid(data: SetDataset, splits: list[dict[str, np.ndarray]], layer: str, points: dict[str, dict],
+             train: TrainConfig, seed: int, context: dict, progress=None) -> list[dict]:
+    """Train every grid point on every split (same ``seed``); one record per run, tagged with ``context``
+    (e.g. dataset and model names), ``split``, ``point`` and the run's layer options."""
+    records = []
+    for k, split in enumerate(splits):
+        for pid, options in points.items():
+            cfg = TrainConfig(**{**train.__dict__, "seed": seed})
+            record, _ = train_run(data, split, layer, options, cfg)
+            records.append({**context, "split": k, "point": pid, **record})
+            if progress is not None:
+                progress(records[-1])
+    return records

@@ -1,0 +1,86 @@
+"""Library side of the data stages of the workflow: fetch, build stores, embed graphs, tables.
+
+Each function maps files to files so that the Snakemake scripts stay one call long.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+import numpy as np
+
+from .datasets import build_graph_collection, build_text_dataset, get_spec, graph_cv_splits
+from .datasets.download import fetch, sha256_file
+from .datasets.registry import STOPWORDS
+from .datasets.store import SetCollection, load_collection, save_store
+from .io import write_json
+
+log = logging.getLogger(__name__)
+
+
+def download_sources(dataset: str, raw_dir: str, mirror: str | None, manifest: str | os.PathLike) -> dict:
+    """Fetch (verify) every raw file of ``dataset`` into ``raw_dir``; write a manifest of paths and hashes."""
+    spec = get_spec(dataset)
+    sources = list(spec.sources) + ([STOPWORDS] if spec.kind == "text" and spec.available else [])
+    files = {}
+    for source in sources:
+        path = fetch(source, raw_dir, mirror)
+        files[source.path] = {"url": source.url, "sha256": source.sha256 or sha256_file(path), "cached": str(path)}
+        log.info("fetched %s", path)
+    record = {"dataset": spec.name, "files": files,
+              "note": "" if spec.available else f"no public raw files; use the WMD .mat {spec.wmd_mat}"}
+    write_json(manifest, record)
+    return record
+
+
+def text_store(dataset: str, vectors: str, raw_dir: str, out: str, *, seed: int, val_fraction: float,
+               wmd_mat: str | None = None) -> SetCollection:
+    """Build the text store of ``dataset`` from the (already fetched) raw files in ``raw_dir``."""
+    return build_text_dataset(dataset, vectors, raw_dir, seed=seed, val_fraction=val_fraction, wmd_mat=wmd_mat, out=out)
+
+
+def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: int) -> dict:
+    """struc2vec node embeddings of the disjoint union of all graphs of ``dataset`` (as the paper)."""
+    from .embed import struc2vec
+    from .io import atomic_path
+
+    coll = build_graph_collection(dataset, raw_dir)
+    start = time.perf_counter()
+    emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, workers=1, **options)
+    seconds = time.perf_counter() - start
+    with atomic_path(out) as tmp:
+        with open(tmp, "wb") as f:
+            np.save(f, emb.astype(np.float32))
+    log.info("struc2vec %s: %d nodes in %.1f s", dataset, len(emb), seconds)
+    return {"nodes": len(emb), "seconds": seconds}
+
+
+def graph_store(dataset: str, raw_dir: str, embedding: str, out: str, *, seed: int, val_fraction: float,
+                options: dict) -> SetCollection:
+    """A set store for a graph dataset: each graph = the set of its nodes' struc2vec embeddings."""
+    coll = build_graph_collection(dataset, raw_dir)
+    emb = np.load(embedding)
+    if len(emb) != coll.n_nodes.sum():
+        raise ValueError(f"{embedding}: {len(emb)} embeddings for {coll.n_nodes.sum()} nodes of {dataset}")
+    offsets = np.concatenate([[0], np.cumsum(coll.n_nodes)])
+    meta = {"dataset": get_spec(dataset).name, "kind": "graph", "embedding": "struc2vec", "struc2vec": options,
+            "embedding_sha256": sha256_file(embedding), "seed": seed,
+            "split": {"protocol": "10-fold CV x 10 repeats", "val_fraction": val_fraction, "seed": seed}}
+    sets = SetCollection(offsets=offsets, labels=coll.labels, class_names=[str(c) for c in coll.class_names],
+                         splits=graph_cv_splits(coll, val_fraction=val_fraction, seed=seed), values=emb, meta=meta)
+    save_store(out, sets)
+    return sets
+
+
+def dataset_table(datasets: list[str], stores: list[str], raw_dir: str, out_dir: str) -> None:
+    """The datasets table (ours beside the paper's) from the built stores and the raw graphs."""
+    from .datasets.stats import graph_row, text_row, write_dataset_table
+
+    text_rows, graph_rows = [], []
+    for name, store in zip(datasets, stores):
+        if get_spec(name).kind == "text":
+            text_rows.append(text_row(name, load_collection(store)[0]))
+        else:
+            graph_rows.append(graph_row(name, build_graph_collection(name, raw_dir)))
+    write_dataset_table(text_rows, graph_rows, out_dir)

@@ -1,0 +1,60 @@
+"""Library side of the training stages: train a model over splits and grid, aggregate, select."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .datasets.store import load_store
+from .experiment import aggregate, records_frame, run_grid, select
+from .io import atomic_path, write_json
+from .protocol import model_points, split_count
+from .provenance import provenance
+from .train import TrainConfig
+
+log = logging.getLogger(__name__)
+
+
+def layer_options(config: dict, model: str) -> dict[str, dict]:
+    """Grid points of ``model`` with the config's solver given to every exact RepSet layer."""
+    points = model_points(config, model)
+    if config["models"][model]["layer"] == "repset":
+        points = {pid: {"solver": config["solver"], **opts} for pid, opts in points.items()}
+    return points
+
+
+def train_model(store: str, dataset: str, model: str, seed: int, config: dict, out: str | os.PathLike) -> dict:
+    """Train ``model`` on every protocol split and grid point of ``dataset`` with ``seed``; write the runs."""
+    data, splits, meta = load_store(store)
+    n = split_count(dataset, config)
+    if len(splits) < n:
+        raise ValueError(f"{store}: {len(splits)} splits, the protocol needs {n}")
+    train = TrainConfig(**config["train"], seed=seed)
+    records = run_grid(data, splits[:n], config["models"][model]["layer"], layer_options(config, model), train,
+                       seed, {"dataset": dataset, "model": model},
+                       progress=lambda r: log.info("split %s %s: val %.4f test %.4f (%d epochs)", r["split"],
+                                                   r["point"], r["val"]["error"], r["test"]["error"], r["epochs_run"]))
+    result = {"dataset": dataset, "model": model, "seed": seed, "store": str(store), "store_meta": meta,
+              "records": records,
+              "provenance": provenance({k: config[k] for k in ("solver", "data", "protocol", "train", "models")},
+                                       seed=seed, solver=config["solver"])}
+    write_json(out, result)
+    return result
+
+
+def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_csv, summary_csv) -> pd.DataFrame:
+    """All run records -> every run, the validation-selected run per split, mean/std per dataset and model."""
+    records = []
+    for path in run_files:
+        records += json.loads(Path(path).read_text())["records"]
+    frame = records_frame(records)
+    chosen = select(frame)
+    summary = aggregate(chosen)
+    for table, path in ((frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)):
+        with atomic_path(path) as tmp:
+            table.to_csv(tmp, index=False)
+    return summary

@@ -1,0 +1,90 @@
+rule download:
+    output:
+        manifest=f"{RAW_DIR}/{{dataset}}.sources.json",
+    log:
+        "logs/download/{dataset}.log",
+    conda:
+        "../../environment.yml"
+    params:
+        raw_dir=lambda w, output: Path(output.manifest).parent,
+        mirror=config["data_mirror"],
+    script:
+        "../scripts/download.py"
+
+
+rule text_store:
+    input:
+        manifest=f"{RAW_DIR}/{{dataset}}.sources.json",
+    output:
+        store="data/sets/{dataset}.{vectors}.npz",
+        meta="data/sets/{dataset}.{vectors}.json",
+    wildcard_constraints:
+        vectors="glove-6b-50d|word2vec-google-news-300|corpus-word2vec",
+    log:
+        "logs/preprocess/{dataset}.{vectors}.log",
+    conda:
+        "../../environment.yml"
+    params:
+        raw_dir=lambda w, input: Path(input.manifest).parent,
+        val_fraction=config["data"]["val_fraction"],
+        seed=config["seed"],
+        wmd_mat=lambda w: wmd_mat_path(w.dataset, config),
+    script:
+        "../scripts/text_store.py"
+
+
+rule struc2vec:
+    input:
+        manifest=f"{RAW_DIR}/{{dataset}}.sources.json",
+    output:
+        embedding="data/embed/{dataset}.struc2vec.npy",
+    log:
+        "logs/embed/{dataset}.struc2vec.log",
+    benchmark:
+        "benchmarks/embed/{dataset}.struc2vec.tsv"
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    params:
+        raw_dir=lambda w, input: Path(input.manifest).parent,
+        options=config["struc2vec"],
+        seed=config["seed"],
+    script:
+        "../scripts/struc2vec.py"
+
+
+rule graph_store:
+    input:
+        manifest=f"{RAW_DIR}/{{dataset}}.sources.json",
+        embedding="data/embed/{dataset}.struc2vec.npy",
+    output:
+        store="data/sets/{dataset}.struc2vec.npz",
+        meta="data/sets/{dataset}.struc2vec.json",
+    log:
+        "logs/preprocess/{dataset}.struc2vec.log",
+    conda:
+        "../../environment.yml"
+    params:
+        raw_dir=lambda w, input: Path(input.manifest).parent,
+        val_fraction=config["data"]["val_fraction"],
+        seed=config["seed"],
+        options=config["struc2vec"],
+    script:
+        "../scripts/graph_store.py"
+
+
+rule dataset_table:
+    input:
+        stores=[store_path(d, config) for d in DATASETS],
+    output:
+        md="results/tables/datasets.md",
+        text_csv="results/tables/datasets_text.csv",
+        graph_csv="results/tables/datasets_graphs.csv",
+    log:
+        "logs/tables/datasets.log",
+    conda:
+        "../../environment.yml"
+    params:
+        datasets=DATASETS,
+    script:
+        "../scripts/dataset_table.py"
