@@ -58,3 +58,28 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
         with atomic_path(path) as tmp:
             table.to_csv(tmp, index=False)
     return summary
+
+
+def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n_hidden_sets: int = 50,
+                hidden_set_size: int = 20, count: int = 5, seed: int = 0, top_words: int = 50000) -> pd.DataFrame:
+    """The paper's latent-set table: train RepSet (m, |Y|) on split 0, then the words nearest to the elements and
+    to the centroid of the ``count`` most used hidden sets, among the ``top_words`` most frequent words of the
+    embedding (GloVe and word2vec list words by frequency; the rare tail is mostly noise)."""
+    from .datasets.vectors import load_vectors
+    from .experiment import train_run
+    from .interpret import most_used_hidden_sets, nearest_words
+    from .tables import write_table
+
+    data, splits, meta = load_store(store)
+    options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"]}
+    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**config["train"], seed=seed))
+    kv = load_vectors(vectors_name)
+    chosen = most_used_hidden_sets(model, count)
+    hidden = model.layer.hidden_sets()
+    table = nearest_words([hidden[i].numpy() for i in chosen], kv.vectors[:top_words], kv.index_to_key[:top_words])
+    table.insert(1, "hidden_set_index", chosen)
+    caption = (f"Words (the {top_words} most frequent) of {vectors_name} nearest (cosine) to the elements and centroids of the {count} most used "
+               f"hidden sets of RepSet (m={n_hidden_sets}, |Y|={hidden_set_size}) trained on split 0 "
+               f"(test error {record['test']['error'] * 100:.2f}%)")
+    write_table(table.set_index("hidden_set"), out_stem, caption)
+    return table

@@ -59,6 +59,11 @@ def datasets(config: dict) -> list[str]:
     return [get_spec(d).name for d in config["datasets"]["text"] + config["datasets"]["graph"]]
 
 
+def text_datasets(config: dict) -> list[str]:
+    """Canonical names of the config's text datasets."""
+    return [get_spec(d).name for d in config["datasets"]["text"]]
+
+
 def model_points(config: dict, model: str) -> dict[str, dict]:
     """Grid point id -> layer options (fixed options + the point's values) of ``model``."""
     spec = config["models"][model]

@@ -1,0 +1,44 @@
+"""Protocol planning: stores, split counts, runs, config checks naming keys."""
+import copy
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from repset.protocol import check_protocol, datasets, model_points, runs, split_count, store_path
+
+
+@pytest.fixture
+def config():
+    return yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def test_split_counts_follow_the_paper(config):
+    assert split_count("bbcsport", config) == 5
+    assert split_count("reuters", config) == 1          # predefined train/test
+    assert split_count("MUTAG", config) == 100          # 10-fold x 10 repeats
+    config["protocol"]["text_splits"] = 2
+    assert split_count("twitter", config) == 2
+
+
+def test_store_paths_and_runs(config):
+    assert store_path("bbcsport", config) == "data/sets/bbcsport.glove-6b-50d.npz"
+    assert store_path("MUTAG", config) == "data/sets/MUTAG.struc2vec.npz"
+    assert len(model_points(config, "repset")) == 12 and list(model_points(config, "deepsets")) == ["default"]
+    small = copy.deepcopy(config)
+    small["datasets"] = {"text": ["bbcsport"], "graph": []}
+    planned = runs(small)
+    assert len(planned) == 5 * (12 + 12 + 5) and planned[0].path.startswith("results/runs/bbcsport/repset/")
+    assert datasets(config)[0] == "bbcsport"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["datasets"]["text"].append("imagenet"), "config key 'datasets.text': unknown dataset 'imagenet'"),
+    (lambda c: c["datasets"]["text"].append("MUTAG"), "config key 'datasets.text': MUTAG is a graph dataset"),
+    (lambda c: c["datasets"]["text"].append("recipe"), "set data.wmd_mat_dir"),
+    (lambda c: c["models"]["repset"].update(layer="hungarian"), "config key 'models.repset.layer': unknown layer"),
+])
+def test_check_protocol_names_the_key(config, edit, message):
+    edit(config)
+    with pytest.raises(ValueError, match=message):
+        check_protocol(config)

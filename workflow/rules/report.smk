@@ -1,0 +1,84 @@
+rule wmd:
+    input:
+        store=lambda w: store_path(w.dataset, config),
+    output:
+        result="results/wmd/{dataset}.json",
+    log:
+        "logs/wmd/{dataset}.log",
+    benchmark:
+        "benchmarks/wmd/{dataset}.tsv"
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    params:
+        config=lambda w: {k: config[k] for k in ("data", "protocol")},
+    script:
+        "../scripts/wmd.py"
+
+
+rule result_tables:
+    input:
+        summary=rules.aggregate.output.summary,
+        wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
+    output:
+        text=multiext("results/tables/text_error", ".md", ".tex", ".csv"),
+        graph=multiext("results/tables/graph_accuracy", ".md", ".tex", ".csv"),
+    log:
+        "logs/tables/results.log",
+    conda:
+        "../../environment.yml"
+    params:
+        text=[d for d in DATASETS if d in TEXT],
+        graph=[d for d in DATASETS if d not in TEXT],
+    script:
+        "../scripts/result_tables.py"
+
+
+rule latent_sets:
+    input:
+        store=lambda w: store_path("bbcsport", config),
+    output:
+        table=multiext("results/tables/latent_sets", ".md", ".tex", ".csv"),
+    log:
+        "logs/tables/latent_sets.log",
+    conda:
+        "../../environment.yml"
+    params:
+        config=lambda w: {k: config[k] for k in ("solver", "train")},
+        vectors=config["data"]["vectors"],
+        seed=config["seed"],
+    script:
+        "../scripts/latent_sets.py"
+
+
+rule sensitivity:
+    input:
+        runs=rules.aggregate.output.runs,
+    output:
+        pdf="figures/sensitivity_{dataset}.pdf",
+        png="figures/sensitivity_{dataset}.png",
+    log:
+        "logs/figures/sensitivity_{dataset}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/sensitivity.py"
+
+
+rule report:
+    input:
+        summary=rules.aggregate.output.summary,
+        wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
+        stores=[store_path(d, config) for d in DATASETS],
+        tables=rules.result_tables.output,
+    output:
+        report="results/REPORT.md",
+    log:
+        "logs/report.log",
+    conda:
+        "../../environment.yml"
+    params:
+        text=[d for d in DATASETS if d in TEXT],
+        graph=[d for d in DATASETS if d not in TEXT],
+    script:
+        "../scripts/report.py"

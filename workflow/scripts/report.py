@@ -1,0 +1,12 @@
+"""results/REPORT.md: paper vs reproduced, provenance, input differences."""
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from repset.report import ours_long, result_tables, write_report
+
+ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
+tables = result_tables(ours, Path(snakemake.input.tables[0]).parent, snakemake.params.text, snakemake.params.graph)
+metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
+write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas)
