@@ -1,0 +1,15 @@
+"""Every matching solver on the same RepSet-shaped instances: seconds, speedup vs scipy, error."""
+import logging
+
+from repset.benchmarks import solver_benchmark
+from repset.io import atomic_path
+from repset.threads import set_threads
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+logging.info("threads: %s", set_threads(snakemake.threads))
+b = snakemake.params.bench
+table = solver_benchmark({k: tuple(v) for k, v in b["shapes"].items()}, b["solvers"], repeats=b["repeats"],
+                         seed=snakemake.params.seed, max_problems=b["max_problems"])
+logging.info("\n%s", table.to_string())
+with atomic_path(snakemake.output.table) as tmp:
+    table.to_csv(tmp, index=False)
