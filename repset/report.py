@@ -16,17 +16,19 @@ from .tables import DISPLAY, compare_with_paper, to_markdown, wide_table, write_
 
 
 def ours_long(summary: pd.DataFrame, wmd_files: Sequence[str | os.PathLike] = ()) -> pd.DataFrame:
-    """Our results as (table, dataset, method, mean, std, source="ours"): text = test error %, graphs = accuracy %."""
+    """Our results as (table, dataset, method, mean, std, source="ours"): text = test error %, graphs = accuracy %.
+
+    The std is NaN (shown as no "±") where a result comes from a single split."""
     rows = []
     for r in summary.itertuples():
         graph = get_spec(r.dataset).kind == "graph"
+        std = (r.test_accuracy_std if graph else r.test_error_std) if r.splits > 1 else float("nan")
         rows.append({"table": "graph" if graph else "text", "dataset": r.dataset, "method": r.model,
-                     "mean": r.test_accuracy_mean if graph else r.test_error_mean,
-                     "std": r.test_accuracy_std if graph else r.test_error_std, "source": "ours"})
+                     "mean": r.test_accuracy_mean if graph else r.test_error_mean, "std": std, "source": "ours"})
     for path in wmd_files:
         w = json.loads(Path(path).read_text())
         rows.append({"table": "text", "dataset": w["dataset"], "method": "wmd", "mean": w["test_error_mean"],
-                     "std": w["test_error_std"], "source": "ours"})
+                     "std": w["test_error_std"] if w["splits"] > 1 else float("nan"), "source": "ours"})
     return pd.DataFrame(rows, columns=["table", "dataset", "method", "mean", "std", "source"])
 
 
