@@ -54,8 +54,10 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int) 
         raise ValueError(f"lengths: empty sets are not allowed (sets {torch.nonzero(lengths < 1).flatten().tolist()[:10]})")
     if (lengths > N).any():
         raise ValueError(f"lengths: values exceed the padded set size N={N}")
-    mask = length_mask(lengths, N)
-    V = torch.where(mask[:, :, None], V, torch.zeros((), dtype=V.dtype, device=V.device))
-    if not torch.isfinite(V).all():
+    if bool((lengths < N).any()):
+        mask = length_mask(lengths, N)
+        V = torch.where(mask[:, :, None], V, torch.zeros((), dtype=V.dtype, device=V.device))
+    # one reduction: a NaN or inf anywhere makes the sum non-finite (the exact check confirms overflow cases)
+    if not torch.isfinite(V.sum()) and not torch.isfinite(V).all():
         raise ValueError("V contains NaN or infinite values in valid (non-padding) elements")
     return V, lengths

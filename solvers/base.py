@@ -105,15 +105,17 @@ class MatchingSolver(ABC):
     #: True when values are exact optima (False: approximate, e.g. auction with epsilon > 0)
     exact: ClassVar[bool] = True
 
-    def solve(self, weights, row_lengths=None, col_lengths=None) -> MatchingResult:
+    def solve(self, weights, row_lengths=None, col_lengths=None, check_values: bool = True) -> MatchingResult:
         """Solve every problem of the batch.
 
         Args:
             weights: array of shape ``(*batch, N, K)``, nonnegative, finite, float32 or float64.
             row_lengths: ints broadcastable to ``batch``: valid rows per problem (default ``N``).
             col_lengths: ints broadcastable to ``batch``: valid columns per problem (default ``K``).
+            check_values: scan the weights for NaN, inf and negatives (two passes); a caller that
+                guarantees them (e.g. ReLU of a checked finite product) may skip it.
         """
-        w, rows, cols = prepare_problem(weights, row_lengths, col_lengths)
+        w, rows, cols = prepare_problem(weights, row_lengths, col_lengths, check_values)
         batch_shape, (n, k) = w.shape[:-2], w.shape[-2:]
         along = "rows" if n <= k else "cols"
         value = np.zeros(batch_shape, dtype=np.float64)

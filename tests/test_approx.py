@@ -62,3 +62,21 @@ def test_runs_on_cuda():
     cpu = ApproxRepSet(4, 2, 3)
     cpu.load_state_dict({k: v.cpu() for k, v in layer.state_dict().items()})
     assert torch.allclose(layer(V).cpu(), cpu(V.cpu()), atol=1e-5)
+
+
+@pytest.mark.parametrize("form", ["paper", "official"])
+def test_numba_pairs_equal_torch_pairs(form):
+    from repset.layers.matched_sum import _picked
+
+    torch.manual_seed(4)
+    layer = ApproxRepSet(5, 3, [2, 7, 4], form=form)
+    V = torch.rand(6, 5, 5) - 0.3
+    lengths = torch.tensor([5, 1, 3, 4, 2, 5])
+    V = V * (torch.arange(5)[None, :, None] < lengths[:, None, None])   # zero padding, as forward() does
+    with torch.no_grad():
+        F = layer.edge_weights(V)
+        F[:, :, 0, 0] = F[:, :, 0, 1]                    # plant ties
+        fast = layer.select_pairs(F, lengths)
+        slow = layer._torch_pairs(F, lengths)
+    assert fast[0].shape[-1] == 7 and slow[0].shape[-1] == 5 + 7
+    assert torch.allclose(_picked(F, *fast).sum(-1), _picked(F, *slow).sum(-1), rtol=1e-6, atol=0)

@@ -29,6 +29,15 @@ class ApproxRepSet(HiddenSetLayer):
     def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # F >= 0 and zero on padding, so padding never beats a valid element (argmax takes the first
         # maximum); a pair on a zero weight adds nothing and gets no gradient.
+        if F.device.type == "cpu" and F.is_contiguous():
+            from .pair_grad import approx_pairs
+
+            rows, cols = approx_pairs(F.numpy(), lengths.numpy(), self.hidden_sizes.numpy(), self.form == "paper")
+            return torch.from_numpy(rows), torch.from_numpy(cols)
+        return self._torch_pairs(F, lengths)
+
+    def _torch_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Device-agnostic version of the Numba kernel (S = N + K, half of each row unused)."""
         B, N, m, K = F.shape
         valid_rows = torch.arange(N, device=F.device)[None, :, None] < lengths[:, None, None]   # (B, N, 1)
         best_col = F.argmax(dim=3).permute(0, 2, 1)                                            # (B, m, N)

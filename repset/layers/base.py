@@ -59,7 +59,9 @@ class HiddenSetLayer(nn.Module):
     def edge_weights(self, V: torch.Tensor) -> torch.Tensor:
         """F = ReLU(V H) of shape ``(B, N, m, K)``; zero on padding rows/columns (V padded with zeros)."""
         B, N, d = V.shape
-        F = torch.relu(V.reshape(B * N, d) @ self.weight.reshape(d, -1)).view(B, N, *self.weight.shape[1:])
+        F = V.reshape(B * N, d) @ self.weight.reshape(d, -1)
+        # in place when no graph is recorded: saves a (B, N, m K) allocation per step
+        F = (F.clamp_min_(0) if not F.requires_grad else torch.relu(F)).view(B, N, *self.weight.shape[1:])
         if bool(self.hidden_mask.all()):  # equal sizes: no padding columns, no copy
             return F
         return F * self.hidden_mask.to(F.dtype)
@@ -67,6 +69,8 @@ class HiddenSetLayer(nn.Module):
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Set representation ``x`` of shape ``(B, m)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
         V, lengths = check_set_batch(V, lengths, self.in_dim)
+        if not torch.isfinite(self.weight.detach().sum()):
+            raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
         with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
             F = self.edge_weights(V)
         with torch.no_grad():

@@ -56,3 +56,43 @@ def pair_gradients(V: np.ndarray, hidden: np.ndarray, rows: np.ndarray, cols: np
         grad_hidden = np.zeros(hidden.shape, dtype=hidden.dtype)
         _grad_hidden(V, rows, cols, coeff, grad_hidden)
     return grad_V, grad_hidden
+
+
+@njit(parallel=True, cache=True)
+def _approx_pairs(F, lengths, sizes, paper, rows, cols):  # pragma: no cover - compiled
+    """ApproxRepSet's pairs in one pass: F (B, N, m, K) >= 0; rows/cols (B, m, S) prefilled with -1.
+
+    paper and |X| >= |Y_k|: hidden element j takes its best input row; otherwise input row i takes
+    its best hidden element. Ties go to the first maximum, as torch.argmax.
+    """
+    B = F.shape[0]
+    m = F.shape[2]
+    for b in prange(B):
+        n = lengths[b]
+        for k in range(m):
+            y = sizes[k]
+            if paper and n >= y:
+                for j in range(y):
+                    best, arg = F[b, 0, k, j], 0
+                    for i in range(1, n):
+                        if F[b, i, k, j] > best:
+                            best, arg = F[b, i, k, j], i
+                    rows[b, k, j] = arg
+                    cols[b, k, j] = j
+            else:
+                for i in range(n):
+                    best, arg = F[b, i, k, 0], 0
+                    for j in range(1, y):
+                        if F[b, i, k, j] > best:
+                            best, arg = F[b, i, k, j], j
+                    rows[b, k, i] = i
+                    cols[b, k, i] = arg
+
+
+def approx_pairs(F: np.ndarray, lengths: np.ndarray, sizes: np.ndarray, paper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(rows, cols)`` int64 (B, m, max(N, K)) of ApproxRepSet for C-contiguous ``F`` (B, N, m, K)."""
+    B, N, m, K = F.shape
+    rows = np.full((B, m, max(N, K)), -1, dtype=np.int64)
+    cols = np.full((B, m, max(N, K)), -1, dtype=np.int64)
+    _approx_pairs(F, lengths.astype(np.int64), sizes.astype(np.int64), paper, rows, cols)
+    return rows, cols
