@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .io import atomic_path
+from .io import save_figure
 
 
 def plot_benchmarks(solvers: pd.DataFrame, epoch: pd.DataFrame, pdf_path, png_path) -> None:
@@ -32,7 +32,4 @@ def plot_benchmarks(solvers: pd.DataFrame, epoch: pd.DataFrame, pdf_path, png_pa
     right.set_xlabel("seconds per training epoch (BBCSPORT shape)")
     right.legend(fontsize=7)
     fig.tight_layout()
-    for path in (pdf_path, png_path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, pdf_path, png_path)

@@ -35,3 +35,13 @@ def write_json(target: str | os.PathLike, record: dict) -> Path:
     """Write ``record`` as indented JSON, atomically."""
     text = json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
     return write_atomic(target, lambda p: p.write_text(text))
+
+
+def save_figure(fig, *paths: str | os.PathLike, dpi: int = 150) -> None:
+    """Save a matplotlib figure to each path (format from the suffix: pdf, png, ...) atomically, then close it."""
+    import matplotlib.pyplot as plt
+
+    for path in paths:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=Path(path).suffix.lstrip("."), dpi=dpi)
+    plt.close(fig)

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pandas as pd
 
 from .epoch_benchmark import EpochShape, check_variants, epoch_seconds, synthetic_sets
-from .io import atomic_path
+from .io import save_figure
 
 #: sweep key -> (EpochShape field, axis label)
 PARAMETERS = {"m": ("m", "number of hidden sets m"), "hidden_set_size": ("k", "hidden set size |Y|"),
@@ -60,7 +60,4 @@ def plot_runtime(table: pd.DataFrame, pdf_path, png_path) -> None:
     axes[0][0].set_ylabel("seconds per epoch")
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()
-    for path in (pdf_path, png_path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, pdf_path, png_path)

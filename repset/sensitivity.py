@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .io import atomic_path
+from .io import save_figure
 
 
 def sensitivity_grid(runs: pd.DataFrame, dataset: str, model: str = "repset") -> pd.DataFrame:
@@ -36,7 +36,4 @@ def plot_sensitivity(grid: pd.DataFrame, title: str, pdf_path, png_path) -> None
     fig.colorbar(image, ax=ax, label="test error (%)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    for path in (pdf_path, png_path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, pdf_path, png_path)

@@ -58,7 +58,7 @@ def plot_toy(model: SetClassifier, pdf_path, png_path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .io import atomic_path
+    from .io import save_figure
 
     fig, ax = plt.subplots(figsize=(6.0, 4.2))
     colors = plt.get_cmap("tab10")
@@ -75,10 +75,7 @@ def plot_toy(model: SetClassifier, pdf_path, png_path) -> None:
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), framealpha=0.8)
     ax.set_title("Toy sets (circles) and learned hidden sets (diamonds)", fontsize=8)
     fig.tight_layout()
-    for path in (pdf_path, png_path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, pdf_path, png_path)
 
 
 def run_toy(options: dict, solver: str, seed: int, pdf, png, record) -> dict:

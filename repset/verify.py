@@ -12,7 +12,7 @@ import pandas as pd
 from solvers import get_solver
 from solvers.lp import relaxed_closed_form, relaxed_lp_value
 
-from .io import atomic_path
+from .io import save_figure
 
 
 def random_instances(count: int, seed: int = 0, max_side: int = 30, dim: int = 8) -> list[np.ndarray]:
@@ -86,7 +86,4 @@ def plot_proposition(table: pd.DataFrame, pdf_path, png_path) -> None:
     right.set_ylabel("instances")
     right.legend(fontsize=7)
     fig.tight_layout()
-    for path in (pdf_path, png_path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    save_figure(fig, pdf_path, png_path)

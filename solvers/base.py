@@ -139,3 +139,26 @@ class MatchingSolver(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+class PerProblemSolver(MatchingSolver):
+    """A solver that handles one problem at a time: subclasses give :meth:`solve_block`."""
+
+    def _solve(self, weights, rows, cols, value, assignment, along):
+        P, Q = rows.shape
+        for p in range(P):
+            for q in range(Q):
+                n, k = int(rows[p, q]), int(cols[p, q])
+                if n == 0 or k == 0:
+                    continue
+                block = weights[p, q, :n, :k]
+                r, c = self.solve_block(block)
+                value[p, q] = np.asarray(block, dtype=np.float64)[r, c].sum()
+                if along == "rows":
+                    assignment[p, q, r] = c
+                else:
+                    assignment[p, q, c] = r
+
+    @abstractmethod
+    def solve_block(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Matched ``(rows, cols)`` index arrays (``min(n, k)`` pairs) of one ``n x k`` block."""

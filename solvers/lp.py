@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import MatchingSolver
+from .base import PerProblemSolver
 
 __all__ = ["LPSolver", "relaxed_lp_value", "relaxed_closed_form"]
 
@@ -78,7 +78,7 @@ def relaxed_lp_value(weights_2d, relax: str = "auto") -> float:
     return float(problem.value)
 
 
-class LPSolver(MatchingSolver):
+class LPSolver(PerProblemSolver):
     """Exact but slow: the matching LP (paper Eq. 1) per problem with cvxpy + HiGHS, for verification.
 
     One parametrized cvxpy problem is built (and reused) per block shape ``(n, k)``.
@@ -120,18 +120,3 @@ class LPSolver(MatchingSolver):
         free_r = np.setdiff1d(np.arange(n), r)[: min(n, k) - len(r)]
         free_c = np.setdiff1d(np.arange(k), c)[: len(free_r)]
         return np.concatenate([r, free_r]), np.concatenate([c, free_c])
-
-    def _solve(self, weights, rows, cols, value, assignment, along):
-        P, Q = rows.shape
-        for p in range(P):
-            for q in range(Q):
-                n, k = int(rows[p, q]), int(cols[p, q])
-                if n == 0 or k == 0:
-                    continue
-                block = weights[p, q, :n, :k]
-                r, c = self.solve_block(block)
-                value[p, q] = np.asarray(block, dtype=np.float64)[r, c].sum()
-                if along == "rows":
-                    assignment[p, q, r] = c
-                else:
-                    assignment[p, q, c] = r
