@@ -74,7 +74,8 @@ def graph_store(dataset: str, raw_dir: str, embedding: str, out: str, *, seed: i
 
 
 def dataset_table(datasets: list[str], stores: list[str], raw_dir: str, out_dir: str) -> None:
-    """The datasets table (ours beside the paper's) from the built stores and the raw graphs."""
+    """The datasets table (ours beside the paper's) from the text stores and the raw graphs (``stores``
+    holds a text dataset's store path, anything for a graph dataset)."""
     from .datasets.stats import graph_row, text_row, write_dataset_table
 
     text_rows, graph_rows = [], []

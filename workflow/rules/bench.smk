@@ -34,7 +34,7 @@ rule bench_figure:
         epoch=rules.bench_epoch.output.table,
     output:
         pdf="figures/bench.pdf",
-        png="figures/bench.png",
+        png=report("figures/bench.png", caption="../report/bench.rst", category="Benchmarks"),
     log:
         "logs/bench/figure.log",
     conda:
@@ -50,7 +50,7 @@ rule proposition:
         table="results/verify/proposition.csv",
         summary="results/verify/proposition_summary.csv",
         pdf="figures/proposition.pdf",
-        png="figures/proposition.png",
+        png=report("figures/proposition.png", caption="../report/proposition.rst", category="Figures"),
     log:
         "logs/verify/proposition.log",
     conda:

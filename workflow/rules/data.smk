@@ -75,7 +75,8 @@ rule graph_store:
 
 rule dataset_table:
     input:
-        stores=[store_path(d, config) for d in DATASETS],
+        # text: the built stores (counts after preprocessing); graphs: the raw files (no embedding needed)
+        stores=[store_path(d, config) if d in TEXT else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
     output:
         md="results/tables/datasets.md",
         text_csv="results/tables/datasets_text.csv",

@@ -20,7 +20,7 @@ rule runtime_figure:
         table=rules.runtime_table.output.table,
     output:
         pdf="figures/runtime.pdf",
-        png="figures/runtime.png",
+        png=report("figures/runtime.png", caption="../report/runtime.rst", category="Figures"),
     log:
         "logs/runtime_figure.log",
     conda:

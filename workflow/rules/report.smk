@@ -21,8 +21,10 @@ rule result_tables:
         summary=rules.aggregate.output.summary,
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
     output:
-        text=multiext("results/tables/text_error", ".md", ".tex", ".csv"),
-        graph=multiext("results/tables/graph_accuracy", ".md", ".tex", ".csv"),
+        text=multiext("results/tables/text_error", ".md", ".tex"),
+        graph=multiext("results/tables/graph_accuracy", ".md", ".tex"),
+        text_csv=report("results/tables/text_error.csv", caption="../report/text_table.rst", category="Tables"),
+        graph_csv=report("results/tables/graph_accuracy.csv", caption="../report/graph_table.rst", category="Tables"),
     log:
         "logs/tables/results.log",
     conda:
@@ -56,7 +58,7 @@ rule sensitivity:
         runs=rules.aggregate.output.runs,
     output:
         pdf="figures/sensitivity_{dataset}.pdf",
-        png="figures/sensitivity_{dataset}.png",
+        png=report("figures/sensitivity_{dataset}.png", caption="../report/sensitivity.rst", category="Figures"),
     log:
         "logs/figures/sensitivity_{dataset}.log",
     conda:
@@ -72,7 +74,7 @@ rule report:
         stores=[store_path(d, config) for d in DATASETS],
         tables=rules.result_tables.output,
     output:
-        report="results/REPORT.md",
+        report=report("results/REPORT.md", caption="../report/report.rst", category="Report"),
     log:
         "logs/report.log",
     conda:

@@ -1,7 +1,7 @@
 rule toy:
     output:
         pdf="figures/toy.pdf",
-        png="figures/toy.png",
+        png=report("figures/toy.png", caption="../report/toy.rst", category="Figures"),
         record="results/toy/record.json",
     log:
         "logs/toy.log",
