@@ -11,7 +11,12 @@ rule train:
     conda:
         "../../environment.yml"
     params:
-        config=lambda w: {k: config[k] for k in ("solver", "data", "protocol", "train", "models", "datasets")},
+        # only what this run depends on: editing another model's grid or the dataset list reruns nothing here
+        config=lambda w: {
+            **{k: config[k] for k in ("data", "protocol", "train")},
+            "solver": config["solver"] if config["models"][w.model]["layer"] == "repset" else None,
+            "models": {w.model: config["models"][w.model]},
+        },
     script:
         "../scripts/train.py"
 
