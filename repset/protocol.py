@@ -35,6 +35,12 @@ def store_path(dataset: str, config: dict) -> str:
     return f"data/sets/{store_stem(dataset, config)}.npz"
 
 
+def struc2vec_options(dataset: str, config: dict) -> dict:
+    """struc2vec keyword options for ``dataset``: the defaults with its ``per_dataset`` overrides."""
+    options = {k: v for k, v in config["struc2vec"].items() if k != "per_dataset"}
+    return {**options, **config["struc2vec"].get("per_dataset", {}).get(get_spec(dataset).name, {})}
+
+
 def wmd_mat_path(dataset: str, config: dict) -> str | None:
     """The WMD authors' .mat for ``dataset`` when ``data.wmd_mat_dir`` holds it, else None."""
     folder, spec = config["data"].get("wmd_mat_dir"), get_spec(dataset)

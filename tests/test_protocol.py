@@ -42,3 +42,11 @@ def test_check_protocol_names_the_key(config, edit, message):
     edit(config)
     with pytest.raises(ValueError, match=message):
         check_protocol(config)
+
+
+def test_struc2vec_overrides_per_dataset(config):
+    from repset.protocol import struc2vec_options
+
+    assert struc2vec_options("MUTAG", config)["walks_per_node"] == 10
+    reddit = struc2vec_options("reddit-b", config)
+    assert reddit["walks_per_node"] == 1 and reddit["epochs"] == 1 and "per_dataset" not in reddit

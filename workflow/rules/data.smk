@@ -47,7 +47,7 @@ rule struc2vec:
         "../../environment.yml"
     params:
         raw_dir=lambda w, input: Path(input.manifest).parent,
-        options=config["struc2vec"],
+        options=lambda w: struc2vec_options(w.dataset, config),
         seed=config["seed"],
     script:
         "../scripts/struc2vec.py"
@@ -68,7 +68,7 @@ rule graph_store:
         raw_dir=lambda w, input: Path(input.manifest).parent,
         val_fraction=config["data"]["val_fraction"],
         seed=config["seed"],
-        options=config["struc2vec"],
+        options=lambda w: struc2vec_options(w.dataset, config),
     script:
         "../scripts/graph_store.py"
 
