@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from .base import MatchingSolver
+from .numba_jv import solve_batch, store_partners
 
 __all__ = ["AuctionSolver"]
 
@@ -173,17 +174,9 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, epsilon, relativ
             if n == 0 or k == 0:
                 value[p, q] = 0.0
                 continue
-            trans = n > k
             block = weights[p, q, :n, :k]
-            value[p, q] = _auction_one(block.T if trans else block, epsilon, relative, scaling, fb, ib)
-            obj = ib[0]
-            for i in range(min(n, k)):
-                j = obj[i]
-                r, c = (j, i) if trans else (i, j)
-                if along_rows:
-                    assignment[p, q, r] = c
-                else:
-                    assignment[p, q, c] = r
+            value[p, q] = _auction_one(block.T if n > k else block, epsilon, relative, scaling, fb, ib)
+            store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
 
 def _signature(dtype):
@@ -234,13 +227,5 @@ class AuctionSolver(MatchingSolver):
         return np.minimum(n, k) * eps
 
     def _solve(self, weights, rows, cols, value, assignment, along):
-        previous = numba.get_num_threads()
-        use = previous if self.threads is None else int(self.threads)
-        numba.set_num_threads(use)
-        chunksize = numba.set_parallel_chunksize(1)
-        try:
-            _auction_kernel(weights, rows, cols, value, assignment, along == "rows", self.epsilon,
-                            self.relative, self.scaling, int(max(1, min(rows.size, 16 * use))))
-        finally:
-            numba.set_parallel_chunksize(chunksize)
-            numba.set_num_threads(previous)
+        solve_batch(_auction_kernel, weights, rows, cols, value, assignment, along, self.threads,
+                    self.epsilon, self.relative, self.scaling)

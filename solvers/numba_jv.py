@@ -217,6 +217,20 @@ def _solve_one(w, fb, ib):
     return total
 
 
+@njit(cache=True, inline="always")
+def store_partners(assignment, p, q, partner, n, k, along_rows):  # pragma: no cover - compiled
+    """Write ``partner`` (the column of each row of the problem, transposed when ``n > k``) into
+    ``assignment[p, q]``, indexed by rows when ``along_rows`` else by columns."""
+    trans = n > k
+    for i in range(min(n, k)):
+        j = partner[i]
+        r, c = (j, i) if trans else (i, j)
+        if along_rows:
+            assignment[p, q, r] = c
+        else:
+            assignment[p, q, c] = r
+
+
 def _kernel(weights, rows, cols, value, assignment, along_rows, nchunks):
     """Solve all problems of ``weights`` (P, Q, N, K); fill ``value`` (P, Q), ``assignment`` (P, Q, S)."""
     P, Q = rows.shape
@@ -234,17 +248,9 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, nchunks):
             if n == 0 or k == 0:
                 value[p, q] = 0.0
                 continue
-            trans = n > k
             block = weights[p, q, :n, :k]
-            value[p, q] = _solve_one(block.T if trans else block, fb, ib)
-            col4row = ib[0]
-            for i in range(min(n, k)):
-                j = col4row[i]
-                r, c = (j, i) if trans else (i, j)
-                if along_rows:
-                    assignment[p, q, r] = c
-                else:
-                    assignment[p, q, c] = r
+            value[p, q] = _solve_one(block.T if n > k else block, fb, ib)
+            store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
 
 def _signature(dtype):
