@@ -235,7 +235,7 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, nchunks):
     """Solve all problems of ``weights`` (P, Q, N, K); fill ``value`` (P, Q), ``assignment`` (P, Q, S)."""
     P, Q = rows.shape
     N, K = weights.shape[2], weights.shape[3]
-    small, large = min(N, K), max(N, K)
+    large = max(N, K)
     total = P * Q
     for chunk in prange(nchunks):
         fb = np.empty((7, large + 1), dtype=np.float64)

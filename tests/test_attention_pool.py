@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from repset.data import SetDataset
+from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant
+
 from repset.layers import LAYERS, AttentionPool, NNMean
-from repset.model import SetClassifier, build_layer
-from repset.train import TrainConfig, evaluate, fit, seed_everything
+from repset.model import build_layer
 
 VARIANTS = [{}, {"gated": True}, {"scoring": "query"}, {"attention_dim": 7}]
 
@@ -53,13 +53,8 @@ def test_constant_scores_give_nn_mean():
 @pytest.mark.parametrize("options", VARIANTS)
 def test_permutation_invariance(options):
     torch.manual_seed(2)
-    layer = AttentionPool(6, **options).double()
     V, lengths = _batch(2)
-    out = layer(V, lengths)
-    Vp = V.clone()
-    for b, n in enumerate(lengths.tolist()):
-        Vp[b, :n] = V[b, torch.randperm(n)]
-    assert torch.allclose(layer(Vp, lengths), out, atol=1e-12)
+    assert_permutation_invariant(AttentionPool(6, **options).double(), V, lengths)
 
 
 @pytest.mark.parametrize("options", VARIANTS)
@@ -88,13 +83,7 @@ def test_validation_errors():
 
 
 def test_overfits_tiny_dataset():
-    seed_everything(0)
-    g = torch.Generator().manual_seed(0)
-    sets = [torch.randn(int(torch.randint(2, 7, (1,), generator=g)), 5, generator=g) for _ in range(8)]
-    data = SetDataset.from_sets(sets, [0, 1, 2, 0, 1, 2, 0, 1])
-    model = SetClassifier(build_layer("nn_attention", 5), 3)
-    fit(model, data, TrainConfig(epochs=100, batch_size=8, lr=1e-2, patience=None, seed=0))
-    assert evaluate(model, data)["accuracy"] == 1.0
+    assert_overfits_tiny_dataset("nn_attention", lr=1e-2)
 
 
 def test_gradients_reach_the_attention_parameters():

@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from repset.data import SetDataset
+from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant
+
 from repset.layers import LAYERS, DeepSets, NNMax, NNMean
 from repset.model import SetClassifier, build_layer
-from repset.train import TrainConfig, evaluate, fit, seed_everything
 
 AGGS = ("sum", "mean", "max")
 
@@ -58,13 +58,9 @@ def test_permutation_invariance(agg):
     torch.manual_seed(1)
     layer = DeepSets(6, agg).double()
     V, lengths = _batch(1)
-    out = layer(V, lengths)
-    Vp = V.clone()
-    for b, n in enumerate(lengths.tolist()):
-        Vp[b, :n] = V[b, torch.randperm(n)]
-    assert torch.allclose(layer(Vp, lengths), out, atol=1e-12)
+    assert_permutation_invariant(layer, V, lengths)
     batch_perm = torch.randperm(len(V))
-    assert torch.allclose(layer(V[batch_perm], lengths[batch_perm]), out[batch_perm], atol=1e-12)
+    assert torch.allclose(layer(V[batch_perm], lengths[batch_perm]), layer(V, lengths)[batch_perm], atol=1e-12)
 
 
 @pytest.mark.parametrize("agg", AGGS)
@@ -108,13 +104,7 @@ def test_validation_errors():
 
 @pytest.mark.parametrize("name", ["deepsets", "nn_mean", "nn_max"])
 def test_overfits_tiny_dataset(name):
-    seed_everything(0)
-    g = torch.Generator().manual_seed(0)
-    sets = [torch.randn(int(torch.randint(2, 7, (1,), generator=g)), 5, generator=g) for _ in range(8)]
-    data = SetDataset.from_sets(sets, [0, 1, 2, 0, 1, 2, 0, 1])
-    model = SetClassifier(build_layer(name, 5), 3)
-    fit(model, data, TrainConfig(epochs=100, batch_size=8, lr=1e-2, patience=None, seed=0))
-    assert evaluate(model, data)["accuracy"] == 1.0
+    assert_overfits_tiny_dataset(name, lr=1e-2)
 
 
 def test_gradients_reach_every_parameter():

@@ -1,7 +1,6 @@
 """Graph parsers (TU folder/zip, GIN text), label remapping, count checks, CV splits, and the mirror's counts."""
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 

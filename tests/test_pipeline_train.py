@@ -1,5 +1,4 @@
 """Training stage end to end on a tiny store: run records, aggregation, report tables."""
-import copy
 import json
 
 import numpy as np

@@ -4,11 +4,11 @@ import math
 import pytest
 import torch
 
-from repset.data import SetDataset
+from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant
+
 from repset.layers import LAYERS, SetTransformer
 from repset.layers.set_transformer import ISAB, SAB
 from repset.model import SetClassifier, build_layer
-from repset.train import TrainConfig, evaluate, fit, seed_everything
 
 VARIANTS = [{}, {"ln": True}, {"num_inds": 3}, {"num_seeds": 2, "n_decoder": 1}]
 
@@ -104,11 +104,7 @@ def test_permutation_invariance(options):
     torch.manual_seed(4)
     model = SetTransformer(6, dim_hidden=8, num_heads=2, **options).double()
     V, lengths = _batch(4)
-    out = model(V, lengths)
-    Vp = V.clone()
-    for b, n in enumerate(lengths.tolist()):
-        Vp[b, :n] = V[b, torch.randperm(n)]
-    assert torch.allclose(model(Vp, lengths), out, atol=1e-12)
+    assert_permutation_invariant(model, V, lengths)
 
 
 def test_validation_errors():
@@ -121,13 +117,7 @@ def test_validation_errors():
 
 
 def test_overfits_tiny_dataset():
-    seed_everything(0)
-    g = torch.Generator().manual_seed(0)
-    sets = [torch.randn(int(torch.randint(2, 7, (1,), generator=g)), 5, generator=g) for _ in range(8)]
-    data = SetDataset.from_sets(sets, [0, 1, 2, 0, 1, 2, 0, 1])
-    model = SetClassifier(build_layer("set_transformer", 5), 3)
-    fit(model, data, TrainConfig(epochs=100, batch_size=8, lr=3e-3, patience=None, seed=0))
-    assert evaluate(model, data)["accuracy"] == 1.0
+    assert_overfits_tiny_dataset("set_transformer", lr=3e-3)
 
 
 def test_gradients_reach_every_parameter():
