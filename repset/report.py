@@ -102,7 +102,10 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "- word vectors: see Setup; GloVe 6B 50-d (offline) instead of GoogleNews 300-d lowers capacity and vocabulary",
         "- OHSUMED: the mirror holds only the single-label subset (1,249 + 1,632 docs) vs the paper's 3,999 + 5,153",
         "- RECIPE: exists only in the WMD authors' .mat files; absent unless `data.wmd_mat_dir` is set",
-        "- TWITTER keeps stop words (as the WMD preprocessing); 20NG mail headers are stripped", "",
+        "- TWITTER keeps stop words (as the WMD preprocessing); 20NG mail headers are stripped",
+        "- graphs: our std is over folds (and repeats); the paper's is over the 10 repetitions of 10-fold CV "
+        "(the std of repetition means, about sqrt(10) times smaller), so graph deltas in paper sigma overstate",
+        "- fewer splits, epochs or grid points than the paper (see Setup) where a reduced profile was run", "",
         "## Provenance", "",
         "- packages: " + ", ".join(f"{k} {v}" for k, v in package_versions().items() if v),
     ]
