@@ -27,3 +27,9 @@ def assert_overfits_tiny_dataset(layer_name: str, lr: float, epochs: int = 100, 
     model = SetClassifier(build_layer(layer_name, 5, **options), 3)
     fit(model, data, TrainConfig(epochs=epochs, batch_size=8, lr=lr, patience=None, seed=0))
     assert evaluate(model, data)["accuracy"] == 1.0
+
+
+def padded_batch(seed: int = 0, d: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
+    """A float64 padded batch (5, 7, d) with lengths [7, 3, 1, 5, 2]."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(5, 7, d, generator=g, dtype=torch.float64), torch.tensor([7, 3, 1, 5, 2])

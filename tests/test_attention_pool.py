@@ -2,17 +2,12 @@
 import pytest
 import torch
 
-from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant
+from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant, padded_batch
 
 from repset.layers import LAYERS, AttentionPool, NNMean
 from repset.model import build_layer
 
 VARIANTS = [{}, {"gated": True}, {"scoring": "query"}, {"attention_dim": 7}]
-
-
-def _batch(seed=0, d=6):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(5, 7, d, generator=g, dtype=torch.float64), torch.tensor([7, 3, 1, 5, 2])
 
 
 def test_configuration_and_registry():
@@ -27,7 +22,7 @@ def test_configuration_and_registry():
 def test_weights_are_a_softmax_over_valid_elements_only(options):
     torch.manual_seed(0)
     layer = AttentionPool(6, **options).double()
-    V, lengths = _batch()
+    V, lengths = padded_batch()
     a = layer.attention_weights(V, lengths)
     pad = torch.arange(7)[None, :] >= lengths[:, None]
     assert torch.all(a[pad] == 0) and torch.all(a[~pad] > 0)
@@ -46,14 +41,14 @@ def test_constant_scores_give_nn_mean():
         att.att_w.weight.zero_()
     mean = NNMean(6).double()
     mean.load_state_dict({k: v for k, v in att.state_dict().items() if k.startswith(("phi", "rho"))})
-    V, lengths = _batch(1)
+    V, lengths = padded_batch(1)
     assert torch.allclose(att(V, lengths), mean(V, lengths), atol=1e-12)
 
 
 @pytest.mark.parametrize("options", VARIANTS)
 def test_permutation_invariance(options):
     torch.manual_seed(2)
-    V, lengths = _batch(2)
+    V, lengths = padded_batch(2)
     assert_permutation_invariant(AttentionPool(6, **options).double(), V, lengths)
 
 
@@ -61,7 +56,7 @@ def test_permutation_invariance(options):
 def test_padding_never_matters(options):
     torch.manual_seed(3)
     layer = AttentionPool(6, **options).double()
-    V, lengths = _batch(3)
+    V, lengths = padded_batch(3)
     out = layer(V, lengths)
     garbage = V.clone()
     pad = torch.arange(7)[None, :] >= lengths[:, None]

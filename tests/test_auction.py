@@ -4,31 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from matching_checks import check_matching, layer_like
 from solvers import get_solver
 
 pytest.importorskip("numba")
-
-
-def layer_like(rng, B, N, m, K, dtype=np.float32, d=8):
-    """ReLU(V H) of shape (B, N, m, K), returned as the solver sees it: a (B, m, N, K) view."""
-    F = np.maximum(rng.normal(size=(B * N, d)) @ rng.normal(size=(d, m * K)), 0).astype(dtype)
-    return F.reshape(B, N, m, K).transpose(0, 2, 1, 3)
-
-
-def check_matching(w, rows, cols, result):
-    """Valid matching of min(n, k) pairs inside each block whose weight equals the reported value."""
-    w = np.asarray(w, dtype=np.float64)
-    batch = w.shape[:-2]
-    rows = np.broadcast_to(rows if rows is not None else w.shape[-2], batch)
-    cols = np.broadcast_to(cols if cols is not None else w.shape[-1], batch)
-    r_idx, c_idx = result.pairs()
-    for index in np.ndindex(*batch):
-        n, k = int(rows[index]), int(cols[index])
-        keep = r_idx[index] >= 0
-        r, c = r_idx[index][keep], c_idx[index][keep]
-        assert len(r) == min(n, k) and len(set(r.tolist())) == len(r) and len(set(c.tolist())) == len(c)
-        assert np.all(r < n) and np.all(c < k)
-        assert result.value[index] == pytest.approx(w[index][r, c].sum(), rel=1e-12, abs=1e-300)
 
 
 def assert_within_bound(solver, w, rows=None, cols=None):

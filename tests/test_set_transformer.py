@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant
+from set_checks import assert_overfits_tiny_dataset, assert_permutation_invariant, padded_batch
 
 from repset.layers import LAYERS, SetTransformer
 from repset.layers.set_transformer import ISAB, SAB
@@ -41,11 +41,6 @@ def _official_forward(model, X):
     return Z.reshape(Z.shape[0], -1)
 
 
-def _batch(seed=0, d=6):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(5, 7, d, generator=g, dtype=torch.float64), torch.tensor([7, 3, 1, 5, 2])
-
-
 def test_paper_configuration_and_registry():
     model = build_layer("set_transformer", 300)
     assert LAYERS["set_transformer"] is SetTransformer
@@ -68,10 +63,10 @@ def test_equals_official_code_on_unpadded_sets(options):
 
 
 @pytest.mark.parametrize("options", VARIANTS)
-def test_a_set_alone_equals_the_set_in_a_padded_batch(options):
+def test_a_set_alone_equals_the_set_in_a_paddedpadded_batch(options):
     torch.manual_seed(1)
     model = SetTransformer(6, dim_hidden=8, num_heads=2, **options).double()
-    V, lengths = _batch(1)
+    V, lengths = padded_batch(1)
     out = model(V, lengths)
     for b, n in enumerate(lengths.tolist()):
         assert torch.allclose(out[b], _official_forward(model, V[b:b + 1, :n])[0], atol=1e-12)
@@ -81,7 +76,7 @@ def test_a_set_alone_equals_the_set_in_a_padded_batch(options):
 def test_padding_never_matters(options):
     torch.manual_seed(2)
     model = SetTransformer(6, dim_hidden=8, num_heads=2, **options).double()
-    V, lengths = _batch(2)
+    V, lengths = padded_batch(2)
     out = model(V, lengths)
     garbage = V.clone()
     pad = torch.arange(7)[None, :] >= lengths[:, None]
@@ -103,7 +98,7 @@ def test_padding_rows_stay_zero_between_blocks():
 def test_permutation_invariance(options):
     torch.manual_seed(4)
     model = SetTransformer(6, dim_hidden=8, num_heads=2, **options).double()
-    V, lengths = _batch(4)
+    V, lengths = padded_batch(4)
     assert_permutation_invariant(model, V, lengths)
 
 
