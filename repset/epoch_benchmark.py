@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from .data import SetDataset
+from .layers import HiddenSetLayer, layer_class
 from .model import SetClassifier, build_layer
 from .train import TrainConfig, fit, seed_everything
 
@@ -42,7 +43,6 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "approx_repset/dense-grad": ("approx_repset", {"grad_mode": "dense"}),
     "deepsets": ("deepsets", {}),
 }
-HIDDEN_SET_LAYERS = ("repset", "approx_repset")
 
 
 def check_variants(variants: list[str]) -> None:
@@ -55,7 +55,7 @@ def check_variants(variants: list[str]) -> None:
 def epoch_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> float:
     """Median seconds of a training epoch of ``variant`` on ``data`` (after one warm-up epoch)."""
     layer_name, options = VARIANTS[variant]
-    if layer_name in HIDDEN_SET_LAYERS:
+    if issubclass(layer_class(layer_name), HiddenSetLayer):
         options = {"n_hidden_sets": shape.m, "hidden_set_size": shape.k, **options}
     seed_everything(seed)
     model = SetClassifier(build_layer(layer_name, shape.d, **options), shape.n_classes)

@@ -19,9 +19,6 @@ from .data import SetDataset
 from .model import SetClassifier, build_layer
 from .train import TrainConfig, evaluate, fit, seed_everything
 
-HIDDEN_SET_LAYERS = ("repset", "approx_repset")
-
-
 def grid_points(grid: dict[str, list]) -> list[dict]:
     """Cartesian product of a hyper-parameter grid, in a stable order (``{}`` -> ``[{}]``)."""
     keys = sorted(grid)

@@ -37,9 +37,10 @@ def _paper(reported: pd.DataFrame, table: str) -> pd.DataFrame:
     return part[["dataset", "method", "method_label", "mean", "std", "role"]].astype({"mean": float, "std": float})
 
 
-def result_tables(ours: pd.DataFrame, out_dir: str | os.PathLike, text_datasets: Sequence[str],
+def result_tables(ours: pd.DataFrame, out_dir: str | os.PathLike | None, text_datasets: Sequence[str],
                   graph_datasets: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """Write text_error and graph_accuracy tables: our rows, then the reported-only rows of the paper."""
+    """The text_error and graph_accuracy tables: our rows, then the reported-only rows of the paper;
+    written to ``out_dir`` (md, tex, csv) unless it is None."""
     reported = reported_results()
     tables = {}
     for table, datasets, stem, caption in (
@@ -51,7 +52,8 @@ def result_tables(ours: pd.DataFrame, out_dir: str | os.PathLike, text_datasets:
         rows = pd.concat([ours[ours["table"] == table].drop(columns="table"), only])
         wide = wide_table(rows, list(datasets))
         wide.columns = [get_spec(d).display for d in datasets]
-        write_table(wide, Path(out_dir) / stem, caption)
+        if out_dir is not None:
+            write_table(wide, Path(out_dir) / stem, caption)
         tables[table] = wide
     return tables
 

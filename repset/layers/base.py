@@ -42,6 +42,7 @@ class HiddenSetLayer(nn.Module):
         K = max(sizes)
         self.register_buffer("hidden_sizes", torch.tensor(sizes, dtype=torch.long), persistent=True)
         self.register_buffer("hidden_mask", torch.arange(K)[None, :] < self.hidden_sizes[:, None], persistent=False)
+        self._equal_sizes = len(set(sizes)) == 1   # no padding columns to mask
         self.weight = nn.Parameter(torch.empty(in_dim, n_hidden_sets, K))
         self.reset_parameters()
 
@@ -62,7 +63,7 @@ class HiddenSetLayer(nn.Module):
         F = V.reshape(B * N, d) @ self.weight.reshape(d, -1)
         # in place when no graph is recorded: saves a (B, N, m K) allocation per step
         F = (F.clamp_min_(0) if not F.requires_grad else torch.relu(F)).view(B, N, *self.weight.shape[1:])
-        if bool(self.hidden_mask.all()):  # equal sizes: no padding columns, no copy
+        if self._equal_sizes:  # no padding columns: no masking copy
             return F
         return F * self.hidden_mask.to(F.dtype)
 

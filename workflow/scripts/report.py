@@ -7,6 +7,6 @@ import pandas as pd
 from repset.report import ours_long, result_tables, write_report
 
 ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
-tables = result_tables(ours, Path(snakemake.input.tables[0]).parent, snakemake.params.text, snakemake.params.graph)
+tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables
 metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
 write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas)
