@@ -9,7 +9,8 @@ from .datasets.store import load_collection
 from .io import write_json
 from .protocol import split_count
 from .provenance import provenance
-from .wmd import docs_from_ragged, wmd_knn
+from .wmd import docs_from_ragged
+from .wmd_knn import wmd_knn
 
 log = logging.getLogger(__name__)
 
