@@ -72,5 +72,8 @@ class SetDataset:
         width = int(lengths.max()) if len(index) else 0
         pos = starts[:, None] + torch.arange(width)[None, :]
         mask = torch.arange(width)[None, :] < lengths[:, None]
-        V = self.values[pos.clamp(max=max(len(self.values) - 1, 0))]
-        return V * mask[..., None].to(V.dtype), lengths
+        flat = pos.clamp(max=max(len(self.values) - 1, 0)).reshape(-1)
+        V = self.values.index_select(0, flat).view(len(index), width, self.values.shape[1])
+        if not bool(mask.all()):   # one in-place pass zeroes the padding (none for equal sizes)
+            V.masked_fill_(~mask[..., None], 0)
+        return V, lengths

@@ -52,16 +52,35 @@ def check_variants(variants: list[str]) -> None:
         raise ValueError(f"unknown variants {unknown}; valid: {', '.join(VARIANTS)}")
 
 
-def epoch_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> float:
-    """Median seconds of a training epoch of ``variant`` on ``data`` (after one warm-up epoch)."""
+def _model(variant: str, shape: EpochShape, seed: int) -> SetClassifier:
     layer_name, options = VARIANTS[variant]
     if issubclass(layer_class(layer_name), HiddenSetLayer):
         options = {"n_hidden_sets": shape.m, "hidden_set_size": shape.k, **options}
     seed_everything(seed)
-    model = SetClassifier(build_layer(layer_name, shape.d, **options), shape.n_classes)
-    history = fit(model, data, TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3,
-                                           patience=None, seed=seed))
+    return SetClassifier(build_layer(layer_name, shape.d, **options), shape.n_classes)
+
+
+def _train_config(shape: EpochShape, epochs: int, seed: int) -> TrainConfig:
+    return TrainConfig(epochs=epochs, batch_size=shape.batch_size, lr=1e-3, patience=None, seed=seed)
+
+
+def epoch_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> float:
+    """Median seconds of a training epoch of ``variant`` on ``data`` (after one warm-up epoch)."""
+    history = fit(_model(variant, shape, seed), data, _train_config(shape, repeats + 1, seed))
     return statistics.median(history["epoch_seconds"][1:])
+
+
+def paired_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int,
+                   seed: int = 0) -> tuple[list[float], list[float]]:
+    """``repeats`` (epoch, matmul floor) second pairs, each floor timed right after its epoch so
+    that both see the same machine load (after one warm-up epoch and floor)."""
+    model, config = _model(variant, shape, seed), _train_config(shape, 1, seed)
+    batches = _floor_batches(data, shape)
+    epochs, floors = [], []
+    for _ in range(repeats + 1):
+        epochs.append(fit(model, data, config)["epoch_seconds"][0])
+        floors.append(_floor_pass(batches, shape))
+    return epochs[1:], floors[1:]
 
 
 def synthetic_sets(shape: EpochShape, seed: int = 0) -> SetDataset:
@@ -72,29 +91,37 @@ def synthetic_sets(shape: EpochShape, seed: int = 0) -> SetDataset:
     return SetDataset(values, offsets, torch.from_numpy(rng.integers(0, shape.n_classes, shape.n_sets)))
 
 
+def _floor_batches(data: SetDataset, shape: EpochShape) -> list[torch.Tensor]:
+    return [data.batch(idx)[0] for idx in torch.arange(len(data)).split(shape.batch_size)]
+
+
+def _floor_pass(batches: list[torch.Tensor], shape: EpochShape) -> float:
+    """Seconds of the forward matmul ``V H`` over ``batches`` (one epoch's worth)."""
+    W = torch.randn(shape.d, shape.m * shape.k)
+    start = time.perf_counter()
+    for V in batches:
+        V.reshape(-1, shape.d) @ W
+    return time.perf_counter() - start
+
+
 def matmul_seconds(data: SetDataset, shape: EpochShape, repeats: int) -> float:
     """Median seconds of the forward matmul ``V H`` over all batches of one epoch."""
-    W = torch.randn(shape.d, shape.m * shape.k)
-    batches = [data.batch(idx)[0] for idx in torch.arange(len(data)).split(shape.batch_size)]
-    times = []
-    for _ in range(repeats + 1):
-        start = time.perf_counter()
-        for V in batches:
-            V.reshape(-1, shape.d) @ W
-        times.append(time.perf_counter() - start)
-    return statistics.median(times[1:])
+    batches = _floor_batches(data, shape)
+    return statistics.median([_floor_pass(batches, shape) for _ in range(repeats + 1)][1:])
 
 
 def epoch_benchmark(variants: list[str], shape: EpochShape = EpochShape(), repeats: int = 5,
                     seed: int = 0) -> pd.DataFrame:
-    """One row per variant: median epoch seconds (after a warm-up epoch), the matmul floor and the ratio."""
+    """One row per variant: median epoch seconds (after a warm-up epoch), median matmul floor, and the
+    median of the per-epoch ratios epoch / floor (each floor timed right after its epoch)."""
     check_variants(variants)
     data = synthetic_sets(shape, seed)
     rows = []
     for name in variants:
-        epoch = epoch_seconds(name, data, shape, repeats, seed)
-        floor = matmul_seconds(data, shape, repeats)
-        rows.append({"variant": name, "epoch_seconds": epoch, "matmul_seconds": floor,
-                     "epoch_over_matmul": epoch / floor, "repeats": repeats,
-                     "torch_threads": torch.get_num_threads(), **{f"shape_{k}": v for k, v in vars(shape).items()}})
+        epochs, floors = paired_seconds(name, data, shape, repeats, seed)
+        rows.append({"variant": name, "epoch_seconds": statistics.median(epochs),
+                     "matmul_seconds": statistics.median(floors),
+                     "epoch_over_matmul": statistics.median([e / f for e, f in zip(epochs, floors)]),
+                     "repeats": repeats, "torch_threads": torch.get_num_threads(),
+                     **{f"shape_{k}": v for k, v in vars(shape).items()}})
     return pd.DataFrame(rows)

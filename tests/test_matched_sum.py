@@ -56,7 +56,25 @@ def test_cpu_kernel_equals_torch_index_add():
     g = torch.Generator().manual_seed(7)
     V, W = torch.randn(4, 6, 5, generator=g), torch.randn(5, 3, 4, generator=g)
     rows = torch.randint(0, 6, (4, 3, 4), generator=g)
+    rows[torch.rand(4, 3, 4, generator=g) < 0.3] = -1          # inactive pairs
     cols = torch.randint(0, 4, (4, 3, 4), generator=g)
-    coeff = torch.randn(4, 3, 4, generator=g) * (torch.rand(4, 3, 4, generator=g) > 0.3)
-    for a, b in zip(_cpu_backward(V, W, rows, cols, coeff, True, True), _torch_backward(V, W, rows, cols, coeff, True, True)):
+    grad = torch.randn(4, 3, generator=g)
+    cpu, ref = _cpu_backward(V, W, rows, cols, grad, True, True), _torch_backward(V, W, rows, cols, grad, True, True)
+    for a, b in zip(cpu, ref):
         assert torch.allclose(a, b, atol=1e-5)
+    assert cpu[0][0].abs().sum() > 0 and cpu[1].abs().sum() > 0   # the check is not vacuous
+
+
+def test_cpu_gather_equals_torch_gather():
+    from repset.layers.matched_sum import _picked
+    from repset.layers.pair_grad import gather_pairs
+
+    g = torch.Generator().manual_seed(3)
+    F = torch.relu(torch.randn(3, 5, 2, 4, generator=g))       # about half the weights are zero
+    rows = torch.randint(-1, 5, (3, 2, 6), generator=g)
+    cols = torch.randint(-1, 4, (3, 2, 6), generator=g)
+    x, active = gather_pairs(F.numpy(), rows.numpy(), cols.numpy())
+    picked = _picked(F, rows, cols)
+    assert torch.allclose(torch.from_numpy(x), picked.sum(-1), atol=1e-6)
+    assert torch.equal(torch.from_numpy(active), torch.where(picked > 0, rows, -1))
+    assert (active == -1).sum() > (rows == -1).sum()            # zero-weight pairs were dropped

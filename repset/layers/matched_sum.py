@@ -3,9 +3,10 @@
 Both layers reduce to ``x[b, k] = sum_s ReLU(v_{b, r_s} . h_{k, c_s})`` over pairs ``(r_s, c_s)``
 chosen without gradient (a matching, or the relaxation's argmaxes). Two ways to differentiate:
 
-- ``"sparse"`` (:class:`MatchedSum`): the backward adds ``g * [F > 0] * h`` to the matched rows of
-  the V gradient and ``g * [F > 0] * v`` to the matched columns of the H gradient: O(pairs x d)
-  work, F is not kept (Numba kernels on CPU, gather + index_add elsewhere).
+- ``"sparse"`` (:class:`MatchedSum`): the forward gathers the pair weights and marks pairs on zero
+  weights inactive; the backward adds ``g * h`` to the rows of the V gradient and ``g * v`` to the
+  columns of the H gradient for the active pairs: O(pairs x d) work, F is not kept (Numba kernels
+  on CPU, gather + index_add elsewhere).
 - ``"dense"``: autograd through an index of a grad-enabled F: the backward builds a dense
   ``(B, N, m, K)`` gradient D and runs two matmuls as large as the forward one.
 """
@@ -35,39 +36,44 @@ class MatchedSum(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, V, W, F, rows, cols):
-        picked = _picked(F, rows, cols)
-        ctx.save_for_backward(V, W, rows.clamp(min=0), cols.clamp(min=0), picked > 0)
-        return picked.sum(-1)
+        if F.device.type == "cpu":   # one Numba pass: sums and active pairs, no (B, m, S) temporaries
+            from .pair_grad import gather_pairs
+
+            x, active_rows = gather_pairs(F.numpy(), rows.numpy(), cols.numpy())
+            x, active_rows = torch.from_numpy(x), torch.from_numpy(active_rows)
+        else:
+            picked = _picked(F, rows, cols)
+            x, active_rows = picked.sum(-1), torch.where(picked > 0, rows, -1)
+        ctx.save_for_backward(V, W, active_rows, cols.clamp(min=0))
+        return x
 
     @staticmethod
     def backward(ctx, grad):
-        V, W, rows, cols, active = ctx.saved_tensors
-        coeff = grad[:, :, None] * active.to(grad.dtype)                          # (B, m, S)
+        V, W, rows, cols = ctx.saved_tensors
         need_V, need_W = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        if V.device.type == "cpu":
-            grad_V, grad_W = _cpu_backward(V, W, rows, cols, coeff, need_V, need_W)
-        else:
-            grad_V, grad_W = _torch_backward(V, W, rows, cols, coeff, need_V, need_W)
+        backward = _cpu_backward if V.device.type == "cpu" else _torch_backward
+        grad_V, grad_W = backward(V, W, rows, cols, grad.contiguous(), need_V, need_W)
         return grad_V, grad_W, None, None, None
 
 
-def _cpu_backward(V, W, rows, cols, coeff, need_V, need_W):
-    """Numba kernels, parallel and without (pairs, d) temporaries."""
+def _cpu_backward(V, W, rows, cols, grad, need_V, need_W):
+    """Numba kernels, parallel and without (pairs, d) temporaries; ``rows`` -1 = inactive pair."""
     from .pair_grad import pair_gradients
 
     hidden = W.detach().permute(1, 2, 0).contiguous()                               # (m, K, d)
-    grad_V, grad_hidden = pair_gradients(V.detach().contiguous().numpy(), hidden.numpy(), rows.numpy(),
-                                         cols.numpy(), coeff.contiguous().numpy(), need_V, need_W)
+    grad_V, grad_hidden = pair_gradients(V.detach().contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
+                                         cols.contiguous().numpy(), grad.numpy(), need_V, need_W)
     return (torch.from_numpy(grad_V) if need_V else None,
-            torch.from_numpy(grad_hidden).permute(2, 0, 1) if need_W else None)
+            torch.from_numpy(grad_hidden).permute(2, 0, 1).contiguous() if need_W else None)  # W's layout
 
 
-def _torch_backward(V, W, rows, cols, coeff, need_V, need_W):
-    """Gather + index_add (any device)."""
+def _torch_backward(V, W, rows, cols, grad, need_V, need_W):
+    """Gather + index_add (any device); ``rows`` -1 = inactive pair."""
     B, N, d = V.shape
     _, m, K = W.shape
     b, k = _index(rows)
-    coeff = coeff[..., None]
+    coeff = (grad[:, :, None] * (rows >= 0).to(grad.dtype))[..., None]              # (B, m, S, 1)
+    rows = rows.clamp(min=0)
     grad_V = grad_W = None
     if need_V:
         hidden = W.permute(1, 2, 0)[k, cols]                                        # (B, m, S, d)
