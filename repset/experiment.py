@@ -91,15 +91,35 @@ def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_grid(data: SetDataset, splits: list[dict[str, np.ndarray]], layer: str, points: dict[str, dict],
-             train: TrainConfig, seed: int, context: dict, progress=None) -> list[dict]:
-    """Train every grid point on every split (same ``seed``); one record per run, tagged with ``context``
-    (e.g. dataset and model names), ``split``, ``point`` and the run's layer options."""
+             train: TrainConfig, seed: int, context: dict, progress=None, grid_splits: int | None = None) -> list[dict]:
+    """Train grid points on every split (same ``seed``); one record per run, tagged with ``context``
+    (e.g. dataset and model names), ``split``, ``point`` and the run's layer options.
+
+    ``grid_splits=None`` searches the whole grid on every split. ``grid_splits=G`` searches it on the
+    first G splits only; every later split trains just the point chosen most often there by
+    validation (:func:`selected_point`), so a split costs one run instead of ``len(points)``.
+    """
+    if grid_splits is not None and grid_splits < 1:
+        raise ValueError(f"grid_splits must be >= 1 or None, got {grid_splits}")
     records = []
     for k, split in enumerate(splits):
-        for pid, options in points.items():
+        todo = points
+        if grid_splits is not None and k >= grid_splits and len(points) > 1:
+            best = selected_point(records_frame(records))
+            todo = {best: points[best]}
+        for pid, options in todo.items():
             cfg = TrainConfig(**{**train.__dict__, "seed": seed})
             record, _ = train_run(data, split, layer, options, cfg)
             records.append({**context, "split": k, "point": pid, **record})
             if progress is not None:
                 progress(records[-1])
     return records
+
+
+def selected_point(frame: pd.DataFrame) -> str:
+    """The grid point that validation selected on most splits of ``frame`` (ties: the lower mean
+    validation error of the selected runs, then grid order)."""
+    chosen = select(frame).reset_index(drop=True).reset_index(names="order")
+    votes = chosen.groupby("point").agg(count=("split", "size"), val=("val_error", "mean"), order=("order", "min"))
+    votes = votes.sort_values(["count", "val", "order"], ascending=[False, True, True])
+    return str(votes.index[0])

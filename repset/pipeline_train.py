@@ -37,7 +37,8 @@ def train_model(store: str, dataset: str, model: str, seed: int, config: dict, o
     records = run_grid(data, splits[:n], config["models"][model]["layer"], layer_options(config, model), train,
                        seed, {"dataset": dataset, "model": model},
                        progress=lambda r: log.info("split %s %s: val %.4f test %.4f (%d epochs)", r["split"],
-                                                   r["point"], r["val"]["error"], r["test"]["error"], r["epochs_run"]))
+                                                   r["point"], r["val"]["error"], r["test"]["error"], r["epochs_run"]),
+                       grid_splits=config["protocol"].get("grid_splits"))
     result = {"dataset": dataset, "model": model, "seed": seed, "store": str(store), "store_meta": meta,
               "records": records,
               "provenance": provenance({k: config[k] for k in ("solver", "data", "protocol", "train", "models")},

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from repset.data import SetDataset
-from repset.experiment import aggregate, grid_points, point_id, records_frame, select, train_run
+from repset.experiment import (aggregate, grid_points, point_id, records_frame, run_grid, select, selected_point,
+                               train_run)
 from repset.train import TrainConfig
 
 
@@ -55,3 +56,30 @@ def test_records_frame_flattens():
               "epoch_seconds_median": 0.5, "epochs_run": 4}
     frame = records_frame([record])
     assert frame.loc[0, "seed"] == 3 and frame.loc[0, "test_error"] == 0.3
+
+
+def test_selected_point_votes_then_val_then_order():
+    rows = []
+    for split, winner in enumerate(["b", "a", "b"]):
+        for point in ("a", "b"):
+            rows.append({"dataset": "d", "model": "m", "split": split, "point": point, "seed": 0,
+                         "val_error": 0.1 if point == winner else 0.3, "val_loss": 1.0})
+    assert selected_point(pd.DataFrame(rows)) == "b"                       # 2 votes against 1
+    tie = pd.DataFrame([r for r in rows if r["split"] < 2])
+    tie.loc[(tie.split == 1) & (tie.point == "a"), "val_error"] = 0.05     # one vote each: lower val wins
+    assert selected_point(tie) == "a"
+
+
+def test_run_grid_searches_the_grid_on_the_first_splits_only():
+    data, split = tiny()
+    points = {"k2-m2": {"n_hidden_sets": 2, "hidden_set_size": 2}, "k2-m4": {"n_hidden_sets": 4, "hidden_set_size": 2}}
+    cfg = TrainConfig(epochs=3, batch_size=8, lr=0.05, patience=None)
+    records = run_grid(data, [split] * 3, "approx_repset", points, cfg, seed=0, context={"dataset": "d", "model": "m"},
+                       grid_splits=1)
+    assert [(r["split"], r["point"]) for r in records][:2] == [(0, "k2-m2"), (0, "k2-m4")]
+    best = selected_point(records_frame(records[:2]))
+    assert [(r["split"], r["point"]) for r in records[2:]] == [(1, best), (2, best)]
+    full = run_grid(data, [split] * 2, "approx_repset", points, cfg, seed=0, context={"dataset": "d", "model": "m"})
+    assert len(full) == 4
+    with pytest.raises(ValueError, match="grid_splits must be >= 1"):
+        run_grid(data, [split], "approx_repset", points, cfg, seed=0, context={}, grid_splits=0)

@@ -60,3 +60,26 @@ rule proposition:
         seed=config["seed"],
     script:
         "../scripts/proposition.py"
+
+
+rule budget:
+    input:
+        # text: the built stores (set sizes after preprocessing); graphs: raw files (node counts, no embedding)
+        stores=[store_path(d, config) if d in TEXT else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
+    output:
+        table="results/budget/protocol.csv",
+        summary=report("results/budget/protocol.md", caption="../report/budget.rst", category="Benchmarks"),
+    log:
+        "logs/bench/budget.log",
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    params:
+        datasets=DATASETS,
+        text=TEXT,
+        raw_dir=lambda w, input: next((str(Path(s).parent) for s in input.stores if s.endswith(".sources.json")), None),
+        config=lambda w: {k: config[k] for k in ("seed", "solver", "data", "struc2vec", "protocol", "train", "models")},
+        sample=config["bench"]["budget_sample"],
+        cores=workflow.cores,
+    script:
+        "../scripts/budget.py"

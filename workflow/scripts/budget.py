@@ -1,0 +1,14 @@
+"""Estimated cost of the config's whole training protocol, from one timed epoch per dataset x model x point."""
+import logging
+
+from repset.pipeline_budget import graph_shape, text_shape, write_budget
+from repset.threads import set_threads
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+set_threads(1)  # as the training jobs (threads: 1); the wall-clock estimate runs `cores` of them at once
+p = snakemake.params
+c = p.config
+shapes = [text_shape(d, store) if d in p.text else
+          graph_shape(d, p.raw_dir, c["struc2vec"]["dim"], c["data"]["val_fraction"], c["seed"])
+          for d, store in zip(p.datasets, snakemake.input.stores)]
+write_budget(shapes, c, p.cores, snakemake.output.table, snakemake.output.summary, sample=p.sample)
