@@ -4,8 +4,8 @@ For every dataset x model x grid point of a config, :func:`calibrate` trains the
 real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes
 (a random sample of ``sample`` sets; seconds scaled to the full training set) and times one
 validation pass. :func:`budget_table` multiplies by the runs the protocol asks for (splits x seeds,
-the grid searched on ``protocol.grid_splits`` splits) and ``train.epochs`` (an upper bound: early
-stopping ends runs sooner). Values are synthetic; only the timing matters.
+the grid searched on ``protocol.grid_splits`` splits) and the model's ``train.epochs`` (an upper
+bound: early stopping ends runs sooner). Values are synthetic; only the timing matters.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import torch
 from .data import SetDataset
 from .experiment import grid_points, point_id
 from .model import SetClassifier, build_layer
-from .protocol import split_count
+from .protocol import split_count, train_settings
 from .train import TrainConfig, evaluate, fit, seed_everything
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize"]
@@ -82,10 +82,10 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
     """One row per dataset x model x grid point: measured seconds and the protocol's estimated total."""
     from .pipeline_train import layer_options
 
-    train = TrainConfig(**config["train"])
     rows = []
     for shape in shapes:
         for model, spec in config["models"].items():
+            train = TrainConfig(**train_settings(config, model))
             runs = protocol_runs(config, shape.name, model)
             for pid, options in layer_options(config, model).items():
                 measured = calibrate(shape, spec["layer"], options, train, sample, seed)

@@ -12,7 +12,7 @@ import pandas as pd
 from .datasets.store import load_store
 from .experiment import aggregate, records_frame, run_grid, select
 from .io import atomic_path, write_json
-from .protocol import model_points, split_count
+from .protocol import model_points, split_count, train_settings
 from .provenance import provenance
 from .train import TrainConfig
 
@@ -33,7 +33,7 @@ def train_model(store: str, dataset: str, model: str, seed: int, config: dict, o
     n = split_count(dataset, config)
     if len(splits) < n:
         raise ValueError(f"{store}: {len(splits)} splits, the protocol needs {n}")
-    train = TrainConfig(**config["train"], seed=seed)
+    train = TrainConfig(**train_settings(config, model), seed=seed)
     records = run_grid(data, splits[:n], config["models"][model]["layer"], layer_options(config, model), train,
                        seed, {"dataset": dataset, "model": model},
                        progress=lambda r: log.info("split %s %s: val %.4f test %.4f (%d epochs)", r["split"],
@@ -73,7 +73,7 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n
 
     data, splits, meta = load_store(store)
     options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"]}
-    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**config["train"], seed=seed))
+    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**train_settings(config, "repset"), seed=seed))
     kv = load_vectors(vectors_name)
     chosen = most_used_hidden_sets(model, count)
     hidden = model.layer.hidden_sets()

@@ -76,6 +76,11 @@ def model_points(config: dict, model: str) -> dict[str, dict]:
     return {point_id(p): {**spec["options"], **p} for p in grid_points(spec["grid"])}
 
 
+def train_settings(config: dict, model: str) -> dict:
+    """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides."""
+    return {**config["train"], **config["models"][model].get("train", {})}
+
+
 def runs(config: dict, dataset_names: list[str] | None = None) -> list[Run]:
     """Every training run the config asks for."""
     out = []

@@ -91,9 +91,12 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",
         f"- splits: text {config['protocol']['text_splits']} of 5 random 70/30 (1 where predefined), graphs "
         f"{config['protocol']['graph_splits']} of 10 x 10 folds; seeds {config['protocol']['seeds']}",
-        f"- training: {config['train']}; grid per model: "
+        f"- training: {config['train']}"
+        + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
         + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),
-        "- model selection: per split, the grid point with the lowest validation error (then loss)", "",
+        "- model selection: per split, the grid point with the lowest validation error (then loss)"
+        + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
+           "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",
         "## Text categorisation: test error (%)", "", to_markdown(tables["text"]),
         "## Graph classification: accuracy (%)", "", to_markdown(tables["graph"]),
         "## Paper vs reproduced", "",

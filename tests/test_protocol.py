@@ -50,3 +50,12 @@ def test_struc2vec_overrides_per_dataset(config):
     assert struc2vec_options("MUTAG", config)["walks_per_node"] == 10
     reddit = struc2vec_options("reddit-b", config)
     assert reddit["walks_per_node"] == 1 and reddit["epochs"] == 1 and "per_dataset" not in reddit
+
+
+def test_train_settings_apply_the_model_overrides():
+    from repset.protocol import train_settings
+
+    config = {"train": {"epochs": 100, "batch_size": 64, "lr": 0.001, "patience": 20},
+              "models": {"repset": {"train": {"lr": 0.01, "epochs": 30}}, "deepsets": {}}}
+    assert train_settings(config, "repset") == {"epochs": 30, "batch_size": 64, "lr": 0.01, "patience": 20}
+    assert train_settings(config, "deepsets") == config["train"]

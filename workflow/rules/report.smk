@@ -73,6 +73,7 @@ rule report:
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
         stores=[store_path(d, config) for d in DATASETS],
         tables=rules.result_tables.output,
+        budget=rules.budget.output.summary,
     output:
         report=report("results/REPORT.md", caption="../report/report.rst", category="Report"),
     log:
