@@ -47,7 +47,8 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
 
     coll = build_graph_collection(dataset, raw_dir)
     start = time.perf_counter()
-    emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, workers=1, **options)
+    options = {"workers": 1, **options}   # one Word2Vec thread: bit-reproducible embeddings
+    emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, **options)
     seconds = time.perf_counter() - start
     with atomic_path(out) as tmp:
         with open(tmp, "wb") as f:
