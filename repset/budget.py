@@ -20,7 +20,7 @@ from .data import SetDataset
 from .experiment import grid_points, point_id
 from .model import SetClassifier, build_layer
 from .protocol import split_count, train_settings
-from .train import TrainConfig, evaluate, fit, seed_everything
+from .train import TrainConfig, batch_indices, evaluate, fit, seed_everything
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize"]
 
@@ -47,18 +47,22 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
               seed: int = 0) -> dict[str, float]:
     """Seconds of one training epoch on the full training set and of one validation pass.
 
-    Trains on ``sample`` sets drawn from ``shape.train_sizes`` (a warm-up epoch, then a timed one) and
-    scales by ``len(train_sizes) / sample``; the validation pass is timed on ``shape.n_val`` sets.
+    Cuts the training sizes into the trainer's batches (bucketed by size when ``train.bucket``), trains
+    on the sets of ``sample // batch_size`` random batches (a warm-up epoch, then a timed one) and
+    scales by the fraction of batches timed; the validation pass is timed on ``shape.n_val`` sets.
     """
     rng = np.random.default_rng(seed)
-    n_train = len(shape.train_sizes)
-    take = min(sample, n_train)
-    sizes = rng.choice(shape.train_sizes, take, replace=False)
+    lengths = torch.from_numpy(shape.train_sizes)
+    # the epoch's own batches (bucketed by size as the trainer does), a random subset of them timed
+    batches = batch_indices(len(lengths), train.batch_size, torch.Generator().manual_seed(seed),
+                       lengths if train.bucket else None)
+    pick = rng.choice(len(batches), min(len(batches), max(1, sample // train.batch_size)), replace=False)
+    sizes = np.concatenate([shape.train_sizes[batches[i].numpy()] for i in pick])
     data = _synthetic(sizes, shape.dim, shape.n_classes, seed)
     seed_everything(seed)
     model = SetClassifier(build_layer(layer, shape.dim, **options), shape.n_classes)
-    cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed)
-    epoch = fit(model, data, cfg)["epoch_seconds"][1] * n_train / take
+    cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed, bucket=train.bucket)
+    epoch = fit(model, data, cfg)["epoch_seconds"][1] * len(batches) / len(pick)
     val = _synthetic(rng.choice(shape.train_sizes, max(shape.n_val, 1)), shape.dim, shape.n_classes, seed + 1)
     start = time.perf_counter()
     evaluate(model, val)

@@ -26,7 +26,7 @@ class TrainConfig:
     patience: int | None = 20
     seed: int = 0
     device: str = "cpu"
-    bucket: bool = True   # batches of similar set sizes (see _batches): 3-8x less padding on the text datasets
+    bucket: bool = True   # batches of similar set sizes (see batch_indices): 3-8x less padding on the text datasets
 
     def __post_init__(self) -> None:
         for key in ("epochs", "batch_size"):
@@ -49,7 +49,7 @@ def seed_everything(seed: int) -> None:
 BUCKET_POOL = 50
 
 
-def _batches(n: int, batch_size: int, generator: torch.Generator | None, lengths: torch.Tensor | None = None):
+def batch_indices(n: int, batch_size: int, generator: torch.Generator | None, lengths: torch.Tensor | None = None):
     """Index batches: shuffled with ``generator`` (else in order). With ``lengths``, batches hold sets
     of similar size (less padding): shuffled pools of ``BUCKET_POOL`` batches are sorted by length,
     cut into batches, and the batches shuffled again; without a generator, all sets sorted by length."""
@@ -69,7 +69,7 @@ def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: 
     """Mean cross-entropy, accuracy and error of ``model`` on ``data``."""
     model.eval()
     loss_sum, correct = 0.0, 0
-    for index in _batches(len(data), batch_size, None, data.lengths()):   # by size: metrics do not depend on order
+    for index in batch_indices(len(data), batch_size, None, data.lengths()):   # by size: metrics do not depend on order
         V, lengths = data.batch(index)
         logits = model(V.to(device), lengths.to(device))
         y = data.labels[index].to(device)
@@ -97,7 +97,7 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
     for epoch in range(config.epochs):
         model.train()
         start, total = time.perf_counter(), 0.0
-        for index in _batches(len(train), config.batch_size, generator, train.lengths() if config.bucket else None):
+        for index in batch_indices(len(train), config.batch_size, generator, train.lengths() if config.bucket else None):
             V, lengths = train.batch(index)
             loss = nn.functional.cross_entropy(model(V.to(config.device), lengths.to(config.device)),
                                                train.labels[index].to(config.device))

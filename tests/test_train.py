@@ -49,16 +49,16 @@ def test_config_and_missing_validation_errors():
 
 
 def test_bucketed_batches_cover_every_set_once_with_less_padding():
-    from repset.train import BUCKET_POOL, _batches
+    from repset.train import BUCKET_POOL, batch_indices
 
     lengths = torch.from_numpy(np.random.default_rng(0).integers(1, 500, 1000))
     g = lambda: torch.Generator().manual_seed(5)  # noqa: E731
-    plain, bucketed = _batches(1000, 8, g()), _batches(1000, 8, g(), lengths)
+    plain, bucketed = batch_indices(1000, 8, g()), batch_indices(1000, 8, g(), lengths)
     assert sorted(torch.cat(bucketed).tolist()) == list(range(1000)) and len(bucketed) == len(plain) == 125
     assert all(len(b) == 8 for b in bucketed)
     padded = lambda batches: sum(len(b) * int(lengths[b].max()) for b in batches)  # noqa: E731
     assert padded(bucketed) < 0.6 * padded(plain)
-    assert [b.tolist() for b in bucketed] == [b.tolist() for b in _batches(1000, 8, g(), lengths)]   # seeded
+    assert [b.tolist() for b in bucketed] == [b.tolist() for b in batch_indices(1000, 8, g(), lengths)]   # seeded
     assert BUCKET_POOL * 8 < 1000   # several pools: the order across pools stays random
-    ordered = _batches(1000, 8, None, lengths)                     # evaluation: all sorted by size
+    ordered = batch_indices(1000, 8, None, lengths)                     # evaluation: all sorted by size
     assert torch.equal(lengths[torch.cat(ordered)], torch.sort(lengths).values)
