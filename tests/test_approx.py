@@ -80,3 +80,21 @@ def test_numba_pairs_equal_torch_pairs(form):
         slow = layer._torch_pairs(F, lengths)
     assert fast[0].shape[-1] == 7 and slow[0].shape[-1] == (5 + 7 if form == "paper" else 5)
     assert torch.allclose(_picked(F, *fast).sum(-1), _picked(F, *slow).sum(-1), rtol=1e-6, atol=0)
+
+
+def test_numba_pairs_use_k_slots_when_every_set_is_larger():
+    from repset.layers.matched_sum import _picked
+
+    torch.manual_seed(5)
+    layer = ApproxRepSet(4, 3, [2, 3, 1])
+    V = torch.rand(5, 6, 4) - 0.3
+    lengths = torch.tensor([6, 3, 4, 5, 6])                 # every |X| >= max |Y_k| = 3
+    V = V * (torch.arange(6)[None, :, None] < lengths[:, None, None])
+    with torch.no_grad():
+        F = layer.edge_weights(V)
+        fast, slow = layer.select_pairs(F, lengths), layer._torch_pairs(F, lengths)
+    assert fast[0].shape[-1] == 3                            # K slots, not max(N, K) = 6
+    assert torch.equal(_picked(F, *fast).sum(-1), _picked(F, *slow).sum(-1))
+    # each hidden element j < |Y_k| is paired once, with a row of its set
+    assert ((fast[1] >= 0).sum(-1) == torch.tensor([2, 3, 1])).all()
+    assert (fast[0] < lengths[:, None, None]).all()
