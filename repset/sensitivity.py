@@ -7,10 +7,16 @@ from .io import save_figure
 
 
 def sensitivity_grid(runs: pd.DataFrame, dataset: str, model: str = "repset") -> pd.DataFrame:
-    """Mean test error (%) over splits, rows = |Y|, columns = m, from run rows with a ``point`` like ``k20-m50``."""
+    """Mean test error (%) over splits, rows = |Y|, columns = m, from run rows with a ``point`` like ``k20-m50``.
+
+    Only the splits on which the whole grid was trained count (with ``protocol.grid_splits`` the later
+    splits train one point), so every cell averages the same splits.
+    """
     part = runs[(runs["dataset"] == dataset) & (runs["model"] == model)].copy()
     if part.empty:
         raise ValueError(f"no runs of model {model!r} on dataset {dataset!r}")
+    points_per_split = part.groupby("split")["point"].nunique()
+    part = part[part["split"].isin(points_per_split.index[points_per_split == points_per_split.max()])]
     parsed = part["point"].str.extract(r"^k(?P<k>\d+)-m(?P<m>\d+)$")
     if parsed.isna().any().any():
         raise ValueError(f"points without k/m: {sorted(set(part['point'][parsed['k'].isna()]))}")

@@ -19,3 +19,10 @@ def test_grid_means_over_splits(tmp_path):
     assert (tmp_path / "s.png").stat().st_size > 0
     with pytest.raises(ValueError, match="no runs of model 'repset' on dataset 'RECIPE'"):
         sensitivity_grid(runs(), "RECIPE")
+
+
+def test_grid_uses_only_the_splits_that_trained_every_point():
+    more = pd.concat([runs(), pd.DataFrame([{"dataset": "TWITTER", "model": "repset", "split": 2, "point": "k20-m50",
+                                             "test_error": 0.90}])])
+    grid = sensitivity_grid(more, "TWITTER")
+    assert grid.loc[20, 50] == pytest.approx(26.0)      # split 2 (one point only) is left out
