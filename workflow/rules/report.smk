@@ -11,7 +11,9 @@ rule wmd:
     conda:
         "../../environment.yml"
     params:
-        config=lambda w: {k: config[k] for k in ("data", "protocol")},
+        # the splits only: the grid search (protocol.grid_splits) does not concern WMD
+        config=lambda w: {"data": config["data"],
+                          "protocol": {k: v for k, v in config["protocol"].items() if k != "grid_splits"}},
     script:
         "../scripts/wmd.py"
 
