@@ -44,7 +44,8 @@ def write_budget(shapes: list[DatasetShape], config: dict, cores: int, csv_out: 
         f"Every dataset x model x grid point trained for one timed epoch on {sample} synthetic sets with the "
         "dataset's training-set sizes, dimension and classes (scaled to the full training set), one thread, "
         f"times `train.epochs` = {config['train']['epochs']} (an upper bound: early stopping stops sooner) "
-        f"times the runs of the protocol (grid searched on {searched or 'every'} split(s)).", "",
+        "times the runs of the protocol (grid searched on "
+        + (f"the first {searched} split(s))." if searched else "every split)."), "",
         f"**Total: {jobs.attrs['total_hours']:.1f} CPU hours; {jobs.attrs['wall_hours']:.1f} h wall-clock on "
         f"{cores} cores** (total / cores, at least the longest job).", "",
         "| dataset | model | hours | share |", "|---|---|---|---|",

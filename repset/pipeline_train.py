@@ -63,7 +63,7 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
 
 def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n_hidden_sets: int = 50,
                 hidden_set_size: int = 20, count: int = 5, seed: int = 0, top_words: int = 50000) -> pd.DataFrame:
-    """The paper's latent-set table: train RepSet (m, |Y|) on split 0, then the words nearest to the elements and
+    """The paper's latent-set table: train RepSet (m, |Y|) on split 0 with ``config["train"]`` (RepSet's settings), then the words nearest to the elements and
     to the centroid of the ``count`` most used hidden sets, among the ``top_words`` most frequent words of the
     embedding (GloVe and word2vec list words by frequency; the rare tail is mostly noise)."""
     from .datasets.vectors import load_vectors
@@ -73,7 +73,7 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n
 
     data, splits, meta = load_store(store)
     options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"]}
-    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**train_settings(config, "repset"), seed=seed))
+    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**config["train"], seed=seed))
     kv = load_vectors(vectors_name)
     chosen = most_used_hidden_sets(model, count)
     hidden = model.layer.hidden_sets()

@@ -34,7 +34,7 @@ def test_text_shape_and_outputs(tmp_path):
     table = pd.read_csv(tmp_path / "b.csv")
     assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
     text = (tmp_path / "b.md").read_text()
-    assert "grid searched on 1 split(s)" in text and "| bbcsport | repset |" in text and "CPU hours" in text
+    assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset |" in text and "CPU hours" in text
 
 
 @pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")

@@ -17,6 +17,7 @@ from repset.report import comparison, ours_long, result_tables, write_report
 def setup(tmp_path):
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["protocol"]["text_splits"] = 2
+    config["protocol"]["grid_splits"] = None   # the whole grid on both splits
     config["train"] = {"epochs": 3, "batch_size": 16, "lr": 0.01, "patience": 3}
     config["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [3, 4], "hidden_set_size": [2]}},
                         "approx_repset": {"layer": "approx_repset", "options": {"form": "official", "n_hidden_sets": 3, "hidden_set_size": 2}, "grid": {}}}

@@ -48,7 +48,7 @@ rule latent_sets:
     conda:
         "../../environment.yml"
     params:
-        config=lambda w: {k: config[k] for k in ("solver", "train")},
+        config=lambda w: {"solver": config["solver"], "train": train_settings(config, "repset")},
         vectors=config["data"]["vectors"],
         seed=config["seed"],
     script:
