@@ -49,15 +49,16 @@ def seed_everything(seed: int) -> None:
 BUCKET_POOL = 50
 
 
-def batch_indices(n: int, batch_size: int, generator: torch.Generator | None, lengths: torch.Tensor | None = None):
+def batch_indices(n: int, batch_size: int, generator: torch.Generator | None,
+                  lengths: torch.Tensor | None = None) -> list[torch.Tensor]:
     """Index batches: shuffled with ``generator`` (else in order). With ``lengths``, batches hold sets
     of similar size (less padding): shuffled pools of ``BUCKET_POOL`` batches are sorted by length,
     cut into batches, and the batches shuffled again; without a generator, all sets sorted by length."""
     order = torch.randperm(n, generator=generator) if generator is not None else torch.arange(n)
     if lengths is None:
-        return order.split(batch_size)
+        return list(order.split(batch_size))
     if generator is None:
-        return torch.argsort(lengths, stable=True).split(batch_size)
+        return list(torch.argsort(lengths, stable=True).split(batch_size))
     batches = []
     for pool in order.split(batch_size * BUCKET_POOL):
         batches += pool[torch.argsort(lengths[pool], stable=True)].split(batch_size)
