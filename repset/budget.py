@@ -19,7 +19,7 @@ import torch
 from .data import SetDataset
 from .experiment import grid_points, point_id
 from .model import SetClassifier, build_layer
-from .protocol import split_count, train_settings
+from .protocol import layer_options, split_count, train_settings
 from .train import TrainConfig, batch_indices, evaluate, fit, seed_everything
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize"]
@@ -55,7 +55,7 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
     lengths = torch.from_numpy(shape.train_sizes)
     # the epoch's own batches (bucketed by size as the trainer does), a random subset of them timed
     batches = batch_indices(len(lengths), train.batch_size, torch.Generator().manual_seed(seed),
-                       lengths if train.bucket else None)
+                            lengths if train.bucket else None)
     pick = rng.choice(len(batches), min(len(batches), max(1, sample // train.batch_size)), replace=False)
     sizes = np.concatenate([shape.train_sizes[batches[i].numpy()] for i in pick])
     data = _synthetic(sizes, shape.dim, shape.n_classes, seed)
@@ -84,8 +84,6 @@ def protocol_runs(config: dict, dataset: str, model: str) -> dict[str, float]:
 def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, seed: int = 0,
                  progress=None) -> pd.DataFrame:
     """One row per dataset x model x grid point: measured seconds and the protocol's estimated total."""
-    from .pipeline_train import layer_options
-
     rows = []
     for shape in shapes:
         for model, spec in config["models"].items():

@@ -104,12 +104,6 @@ def _floor_pass(batches: list[torch.Tensor], shape: EpochShape) -> float:
     return time.perf_counter() - start
 
 
-def matmul_seconds(data: SetDataset, shape: EpochShape, repeats: int) -> float:
-    """Median seconds of the forward matmul ``V H`` over all batches of one epoch."""
-    batches = _floor_batches(data, shape)
-    return statistics.median([_floor_pass(batches, shape) for _ in range(repeats + 1)][1:])
-
-
 def epoch_benchmark(variants: list[str], shape: EpochShape = EpochShape(), repeats: int = 5,
                     seed: int = 0) -> pd.DataFrame:
     """One row per variant: median epoch seconds (after a warm-up epoch), median matmul floor, and the

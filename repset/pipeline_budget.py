@@ -16,16 +16,17 @@ log = logging.getLogger(__name__)
 def text_shape(dataset: str, store: str) -> DatasetShape:
     """Training-set sizes of split 0 of a built text store (element dim of its word vectors)."""
     coll, _ = load_collection(store)
-    data, split = coll.to_set_dataset(), coll.splits[0]
-    sizes = data.lengths().numpy()
-    return DatasetShape(get_spec(dataset).name, sizes[split["train"]], data.dim, data.n_classes, len(split["val"]))
+    split = coll.splits[0]
+    sizes = np.diff(coll.offsets)   # set sizes straight from the offsets: no element values materialised
+    return DatasetShape(get_spec(dataset).name, sizes[split["train"]], coll.dim, int(coll.labels.max()) + 1,
+                        len(split["val"]))
 
 
 def graph_shape(dataset: str, raw_dir: str, dim: int, val_fraction: float, seed: int) -> DatasetShape:
     """Training-set node counts of fold 0 of the 10 x 10 CV (no embedding needed: dim from the config)."""
     coll = build_graph_collection(dataset, raw_dir)
     split = graph_cv_splits(coll, val_fraction=val_fraction, seed=seed)[0]
-    return DatasetShape(get_spec(dataset).name, coll.n_nodes[split["train"]], dim, int(coll.labels.max()) + 1,
+    return DatasetShape(get_spec(dataset).name, coll.n_nodes[split["train"]], dim, coll.n_classes,
                         len(split["val"]))
 
 

@@ -12,19 +12,11 @@ import pandas as pd
 from .datasets.store import load_store
 from .experiment import aggregate, records_frame, run_grid, select
 from .io import atomic_path, write_json
-from .protocol import model_points, split_count, train_settings
+from .protocol import layer_options, split_count, train_settings
 from .provenance import provenance
 from .train import TrainConfig
 
 log = logging.getLogger(__name__)
-
-
-def layer_options(config: dict, model: str) -> dict[str, dict]:
-    """Grid points of ``model`` with the config's solver given to every exact RepSet layer."""
-    points = model_points(config, model)
-    if config["models"][model]["layer"] == "repset":
-        points = {pid: {"solver": config["solver"], **opts} for pid, opts in points.items()}
-    return points
 
 
 def train_model(store: str, dataset: str, model: str, seed: int, config: dict, out: str | os.PathLike) -> dict:
@@ -63,9 +55,10 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
 
 def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n_hidden_sets: int = 50,
                 hidden_set_size: int = 20, count: int = 5, seed: int = 0, top_words: int = 50000) -> pd.DataFrame:
-    """The paper's latent-set table: train RepSet (m, |Y|) on split 0 with ``config["train"]`` (RepSet's settings), then the words nearest to the elements and
-    to the centroid of the ``count`` most used hidden sets, among the ``top_words`` most frequent words of the
-    embedding (GloVe and word2vec list words by frequency; the rare tail is mostly noise)."""
+    """The paper's latent-set table: train RepSet (m, |Y|) on split 0 with ``config["train"]`` (RepSet's
+    settings), then the words nearest to the elements and to the centroid of the ``count`` most used
+    hidden sets, among the ``top_words`` most frequent words of the embedding (GloVe and word2vec list
+    words by frequency; the rare tail is mostly noise)."""
     from .datasets.vectors import load_vectors
     from .experiment import train_run
     from .interpret import most_used_hidden_sets, nearest_words

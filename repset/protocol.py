@@ -76,6 +76,14 @@ def model_points(config: dict, model: str) -> dict[str, dict]:
     return {point_id(p): {**spec["options"], **p} for p in grid_points(spec["grid"])}
 
 
+def layer_options(config: dict, model: str) -> dict[str, dict]:
+    """Grid points of ``model`` with the config's solver given to every exact RepSet layer."""
+    points = model_points(config, model)
+    if config["models"][model]["layer"] == "repset":
+        points = {pid: {"solver": config["solver"], **opts} for pid, opts in points.items()}
+    return points
+
+
 def train_settings(config: dict, model: str) -> dict:
     """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides."""
     return {**config["train"], **config["models"][model].get("train", {})}

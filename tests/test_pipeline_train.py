@@ -9,7 +9,8 @@ import yaml
 from conftest import ROOT
 from repset.datasets.registry import random_splits
 from repset.datasets.store import SetCollection, save_store
-from repset.pipeline_train import aggregate_runs, layer_options, train_model
+from repset.pipeline_train import aggregate_runs, train_model
+from repset.protocol import layer_options
 from repset.report import comparison, ours_long, result_tables, write_report
 
 
@@ -29,13 +30,6 @@ def setup(tmp_path):
                          splits=random_splits(labels, 2, seed=0), values=values, meta={"dataset": "bbcsport"})
     store = save_store(tmp_path / "bbcsport.test.npz", coll)
     return config, store, tmp_path
-
-
-def test_solver_reaches_every_repset_point(setup):
-    config, _, _ = setup
-    config["solver"] = "brute"
-    assert {o["solver"] for o in layer_options(config, "repset").values()} == {"brute"}
-    assert "solver" not in layer_options(config, "approx_repset")["default"]
 
 
 def test_train_aggregate_report(setup):

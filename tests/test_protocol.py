@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from repset.protocol import check_protocol, datasets, model_points, runs, split_count, store_path
+from repset.protocol import check_protocol, datasets, layer_options, model_points, runs, split_count, store_path
 
 
 @pytest.fixture
@@ -59,3 +59,10 @@ def test_train_settings_apply_the_model_overrides():
               "models": {"repset": {"train": {"lr": 0.01, "epochs": 30}}, "deepsets": {}}}
     assert train_settings(config, "repset") == {"epochs": 30, "batch_size": 64, "lr": 0.01, "patience": 20}
     assert train_settings(config, "deepsets") == config["train"]
+
+
+def test_solver_reaches_every_repset_point(config):
+    config["solver"] = "brute"
+    assert {o["solver"] for o in layer_options(config, "repset").values()} == {"brute"}
+    assert all("solver" not in o for o in layer_options(config, "approx_repset").values())
+    assert "solver" not in layer_options(config, "deepsets")["default"]
