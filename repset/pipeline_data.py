@@ -9,6 +9,7 @@ import os
 import time
 
 import numpy as np
+import pandas as pd
 
 from .datasets import build_graph_collection, build_text_dataset, get_spec, graph_cv_splits
 from .datasets.download import fetch, sha256_file
@@ -86,3 +87,54 @@ def dataset_table(datasets: list[str], stores: list[str], raw_dir: str, out_dir:
         else:
             graph_rows.append(graph_row(name, build_graph_collection(name, raw_dir)))
     write_dataset_table(text_rows, graph_rows, out_dir)
+
+
+def read_benchmark(path: str | os.PathLike) -> dict | None:
+    """Wall seconds, CPU seconds and peak RSS (MB) from a Snakemake ``benchmark:`` TSV; None if absent."""
+    if not os.path.isfile(path):
+        return None
+    row = pd.read_csv(path, sep="\t").iloc[-1]
+    return {"wall_s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"])}
+
+
+def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list[str], options: list[dict],
+                    raw_dir: str, out_stem: str, seed: int = 0) -> pd.DataFrame:
+    """struc2vec per graph dataset: walk settings, tokens, measured cost (the embedding job's benchmark
+    file, "-" when it did not run in this workflow) and how often a node's nearest neighbour shares its
+    degree / its degree and neighbour degrees, beside chance (:mod:`repset.embed.quality`).
+    Written as ``out_stem.{md,tex,csv}``."""
+    import inspect
+
+    from .embed import struc2vec
+    from .embed.quality import neighbour_agreement, role_classes
+    from .embed.struc2vec_dist import build_csr
+    from .tables import write_table
+
+    defaults = {k: p.default for k, p in inspect.signature(struc2vec).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+
+    rows = []
+    for name, embedding, bench, opts in zip(datasets, embeddings, benchmarks, options):
+        coll = build_graph_collection(name, raw_dir)
+        emb = np.load(embedding)
+        n = int(coll.n_nodes.sum())
+        if len(emb) != n:
+            raise ValueError(f"{embedding}: {len(emb)} embeddings for {n} nodes of {name}")
+        csr = build_csr(n, coll.edges)
+        roles = {hops: neighbour_agreement(emb, role_classes(*csr, hops), seed=seed) for hops in (0, 1)}
+        cost = read_benchmark(bench) or {}
+        opts = {**defaults, **opts}
+        walks, length, epochs = opts["walks_per_node"], opts["walk_length"], opts["epochs"]
+        rows.append({"dataset": get_spec(name).name, "nodes": n, "dim": emb.shape[1], "walks_per_node": walks, "walk_length": length,
+                     "epochs": epochs, "workers": opts["workers"], "tokens_M": round(n * walks * length * epochs / 1e6, 1),
+                     "wall_min": round(cost["wall_s"] / 60, 1) if cost else "-",
+                     "cpu_min": round(cost["cpu_s"] / 60, 1) if cost else "-",
+                     "max_rss_GB": round(cost["max_rss_mb"] / 1024, 2) if cost else "-",
+                     **{f"{label}_{key}": round(roles[hops][key], 3) for hops, label in ((0, "nn_degree"), (1, "nn_ring1"))
+                        for key in ("agreement", "chance")}})
+    table = pd.DataFrame(rows).set_index("dataset")
+    write_table(table, out_stem, caption="struc2vec embeddings: settings, measured cost (the embedding job's "
+                "benchmark; - = not run by this workflow) and the share of 2,000 sampled nodes whose nearest "
+                "neighbour has the same degree (nn_degree) or the same degree and neighbour degrees (nn_ring1), "
+                "beside chance")
+    return table

@@ -89,3 +89,25 @@ rule dataset_table:
         datasets=DATASETS,
     script:
         "../scripts/dataset_table.py"
+
+
+rule embedding_table:
+    input:
+        embeddings=expand("data/embed/{dataset}.struc2vec.npy", dataset=GRAPHS),
+        manifests=expand(f"{RAW_DIR}/{{dataset}}.sources.json", dataset=GRAPHS),
+    output:
+        md="results/tables/embeddings.md",
+        tex="results/tables/embeddings.tex",
+        csv=report("results/tables/embeddings.csv", caption="../report/embeddings.rst", category="Tables"),
+    log:
+        "logs/tables/embeddings.log",
+    conda:
+        "../../environment.yml"
+    params:
+        datasets=GRAPHS,
+        # written by the struc2vec jobs (their benchmark: files); "-" in the table where absent
+        benchmarks=expand("benchmarks/embed/{dataset}.struc2vec.tsv", dataset=GRAPHS),
+        options=[struc2vec_options(d, config) for d in GRAPHS],
+        seed=config["seed"],
+    script:
+        "../scripts/embedding_table.py"
