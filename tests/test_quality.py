@@ -14,8 +14,9 @@ def test_nearest_neighbours_equal_scipy_and_exclude_the_query():
     queries = np.array([0, 5, 299, 17, 5])
     dist = cdist(emb[queries], emb)
     dist[np.arange(len(queries)), queries] = np.inf
-    for chunk in (1, 2, 128):   # chunking does not change the answer
-        assert nearest_neighbours(emb, queries, chunk=chunk).tolist() == dist.argmin(axis=1).tolist()
+    for chunk, max_entries in ((1, 2**24), (2, 2**24), (128, 2**24), (128, 900)):   # chunking changes nothing
+        got = nearest_neighbours(emb, queries, chunk=chunk, max_entries=max_entries)
+        assert got.tolist() == dist.argmin(axis=1).tolist()
 
 
 def test_nearest_neighbour_of_a_duplicate_is_its_copy():

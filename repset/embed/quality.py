@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def nearest_neighbours(emb: np.ndarray, queries: np.ndarray, chunk: int = 128) -> np.ndarray:
+def nearest_neighbours(emb: np.ndarray, queries: np.ndarray, chunk: int = 128, max_entries: int = 2**24) -> np.ndarray:
     """Index of each query's nearest other row of ``emb`` (Euclidean), shape ``(len(queries),)``.
 
-    ``emb`` (n, d); ``queries`` row indices. Exact (brute force, ``chunk`` queries at a time, so
-    memory is ``chunk x n`` floats); the query itself is excluded, ties go to the lowest index.
+    ``emb`` (n, d); ``queries`` row indices. Exact (brute force, at most ``chunk`` queries and
+    ``max_entries`` distances, 128 MB of float64, at a time); the query itself is excluded, ties go
+    to the lowest index.
     """
     emb = np.ascontiguousarray(emb, dtype=np.float64)
     queries = np.asarray(queries, dtype=np.int64)
@@ -23,6 +24,7 @@ def nearest_neighbours(emb: np.ndarray, queries: np.ndarray, chunk: int = 128) -
         raise ValueError(f"need at least 2 embeddings to find neighbours, got {len(emb)}")
     sq_norms = np.einsum("ij,ij->i", emb, emb)
     out = np.empty(len(queries), dtype=np.int64)
+    chunk = max(1, min(chunk, max_entries // len(emb)))
     for start in range(0, len(queries), chunk):
         q = queries[start:start + chunk]
         dist = sq_norms[None, :] - 2.0 * (emb[q] @ emb.T)   # + |q|^2, the same along each row
