@@ -34,6 +34,11 @@ def test_formats_and_files(tmp_path):
     assert sorted(p.rsplit("/", 1)[-1] for p in paths) == ["text.csv", "text.md", "text.tex"]
 
 
+def test_integer_columns_stay_integers_beside_float_columns():
+    t = pd.DataFrame({"nodes": [3371, 43471], "share": [0.995, 0.63]}, index=pd.Index(["MUTAG", "PROTEINS"], name="d"))
+    assert "| MUTAG | 3371 | 0.995 |" in to_markdown(t) and r"PROTEINS & 43471 & 0.63 \\" in to_latex(t)
+
+
 def test_compare_with_paper_in_sigma_units():
     ours = pd.DataFrame([{"dataset": "B", "method": "RepSet", "mean": 3.0, "std": 0.1}])
     paper = pd.DataFrame([{"dataset": "B", "method": "RepSet", "mean": 2.0, "std": 0.5},
