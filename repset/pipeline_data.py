@@ -100,7 +100,7 @@ def read_benchmark(path: str | os.PathLike) -> dict | None:
 def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list[str], options: list[dict],
                     raw_dir: str, out_stem: str, seed: int = 0) -> pd.DataFrame:
     """struc2vec per graph dataset: walk settings, tokens, measured cost (the embedding job's benchmark
-    file, "-" when it did not run in this workflow) and how often a node's nearest neighbour shares its
+    file, "-" when absent or older than the embedding) and how often a node's nearest neighbour shares its
     degree / its degree and neighbour degrees, beside chance (:mod:`repset.embed.quality`).
     Written as ``out_stem.{md,tex,csv}``."""
     import inspect
@@ -122,16 +122,21 @@ def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list
             raise ValueError(f"{embedding}: {len(emb)} embeddings for {n} nodes of {name}")
         csr = build_csr(n, coll.edges)
         roles = {hops: neighbour_agreement(emb, role_classes(*csr, hops), seed=seed) for hops in (0, 1)}
-        cost = read_benchmark(bench) or {}
+        # Snakemake writes the benchmark after the output: an older one belongs to an earlier embedding
+        fresh = os.path.isfile(bench) and os.path.getmtime(bench) >= os.path.getmtime(embedding)
+        cost = read_benchmark(bench) if fresh else None
         opts = {**defaults, **opts}
-        walks, length, epochs = opts["walks_per_node"], opts["walk_length"], opts["epochs"]
-        rows.append({"dataset": get_spec(name).name, "nodes": n, "dim": emb.shape[1], "walks_per_node": walks, "walk_length": length,
-                     "epochs": epochs, "workers": opts["workers"], "tokens_M": round(n * walks * length * epochs / 1e6, 1),
-                     "wall_min": round(cost["wall_s"] / 60, 1) if cost else "-",
-                     "cpu_min": round(cost["cpu_s"] / 60, 1) if cost else "-",
-                     "max_rss_GB": round(cost["max_rss_mb"] / 1024, 2) if cost else "-",
-                     **{f"{label}_{key}": round(roles[hops][key], 3) for hops, label in ((0, "nn_degree"), (1, "nn_ring1"))
-                        for key in ("agreement", "chance")}})
+        tokens = n * opts["walks_per_node"] * opts["walk_length"] * opts["epochs"]
+        row = {"dataset": get_spec(name).name, "nodes": n, "dim": emb.shape[1],
+               **{k: opts[k] for k in ("walks_per_node", "walk_length", "epochs", "workers")},
+               "tokens_M": round(tokens / 1e6, 1),
+               "wall_min": round(cost["wall_s"] / 60, 1) if cost else "-",
+               "cpu_min": round(cost["cpu_s"] / 60, 1) if cost else "-",
+               "max_rss_GB": round(cost["max_rss_mb"] / 1024, 2) if cost else "-"}
+        for hops, label in ((0, "nn_degree"), (1, "nn_ring1")):
+            row[f"{label}_agreement"] = round(roles[hops]["agreement"], 3)
+            row[f"{label}_chance"] = round(roles[hops]["chance"], 3)
+        rows.append(row)
     table = pd.DataFrame(rows).set_index("dataset")
     write_table(table, out_stem, caption="struc2vec embeddings: settings, measured cost (the embedding job's "
                 "benchmark; - = not run by this workflow) and the share of 2,000 sampled nodes whose nearest "

@@ -1,4 +1,5 @@
 """Data-stage glue (repset.pipeline_data): struc2vec of a real dataset and the embeddings table."""
+import os
 import sys
 from pathlib import Path
 
@@ -39,5 +40,16 @@ def test_mutag_embedding_and_table(tmp_path):
     assert row["nn_ring1_agreement"] > 0.7 and row["nn_ring1_chance"] < 0.2
     assert row["nn_degree_agreement"] > 0.7 and row["nn_degree_chance"] < 0.4
     assert row["dim"] == 8
+    # a benchmark file older than the embedding belongs to an earlier run: not reported
+    bench = tmp_path / "MUTAG.tsv"
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                     "120.0\t0:02:00\t400.0\t1\t1\t1\t0\t0\t99\t90.0\n")
+    stamp = out.stat().st_mtime
+    os.utime(bench, (stamp - 10, stamp - 10))
+    stale = embedding_table(["MUTAG"], [str(out)], [str(bench)], [SMALL], str(MIRROR), str(tmp_path / "e2"))
+    assert stale.loc["MUTAG", "wall_min"] == "-"
+    os.utime(bench, (stamp + 10, stamp + 10))
+    fresh = embedding_table(["MUTAG"], [str(out)], [str(bench)], [SMALL], str(MIRROR), str(tmp_path / "e2"))
+    assert (fresh.loc["MUTAG", "wall_min"], fresh.loc["MUTAG", "cpu_min"], fresh.loc["MUTAG", "max_rss_GB"]) == (2.0, 1.5, 0.39)
     written = pd.read_csv(tmp_path / "embeddings.csv", index_col=0)
     assert written.loc["MUTAG", "nodes"] == 3371 and (tmp_path / "embeddings.md").read_text().count("MUTAG") == 1

@@ -1,4 +1,4 @@
-"""struc2vec table: settings, measured cost and nearest-neighbour degree agreement per graph dataset."""
+"""struc2vec table: settings, measured cost and nearest-neighbour role agreement per graph dataset."""
 import logging
 from pathlib import Path
 
