@@ -18,7 +18,7 @@ def text_shape(dataset: str, store: str) -> DatasetShape:
     coll, _ = load_collection(store)
     split = coll.splits[0]
     sizes = np.diff(coll.offsets)   # set sizes straight from the offsets: no element values materialised
-    return DatasetShape(get_spec(dataset).name, sizes[split["train"]], coll.dim, int(coll.labels.max()) + 1,
+    return DatasetShape(get_spec(dataset).name, sizes[split["train"]], coll.dim, len(coll.class_names),
                         len(split["val"]))
 
 

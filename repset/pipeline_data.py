@@ -89,9 +89,12 @@ def dataset_table(datasets: list[str], stores: list[str], raw_dir: str, out_dir:
     write_dataset_table(text_rows, graph_rows, out_dir)
 
 
-def read_benchmark(path: str | os.PathLike) -> dict | None:
-    """Wall seconds, CPU seconds and peak RSS (MB) from a Snakemake ``benchmark:`` TSV; None if absent."""
-    if not os.path.isfile(path):
+def read_benchmark(path: str | os.PathLike, output: str | os.PathLike | None = None) -> dict | None:
+    """Wall seconds, CPU seconds and peak RSS (MB) from a Snakemake ``benchmark:`` TSV.
+
+    None if the file is absent or older than ``output``: Snakemake writes the benchmark after the
+    job's output, so an older one belongs to an earlier run."""
+    if not os.path.isfile(path) or (output is not None and os.path.getmtime(path) < os.path.getmtime(output)):
         return None
     row = pd.read_csv(path, sep="\t").iloc[-1]
     return {"wall_s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"])}
@@ -122,9 +125,7 @@ def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list
             raise ValueError(f"{embedding}: {len(emb)} embeddings for {n} nodes of {name}")
         csr = build_csr(n, coll.edges)
         roles = {hops: neighbour_agreement(emb, role_classes(*csr, hops), seed=seed) for hops in (0, 1)}
-        # Snakemake writes the benchmark after the output: an older one belongs to an earlier embedding
-        fresh = os.path.isfile(bench) and os.path.getmtime(bench) >= os.path.getmtime(embedding)
-        cost = read_benchmark(bench) if fresh else None
+        cost = read_benchmark(bench, output=embedding)
         opts = {**defaults, **opts}
         tokens = n * opts["walks_per_node"] * opts["walk_length"] * opts["epochs"]
         row = {"dataset": get_spec(name).name, "nodes": n, "dim": emb.shape[1],

@@ -39,10 +39,15 @@ def wide_table(results: pd.DataFrame, datasets: Sequence[str], methods: Sequence
     return table
 
 
+def _body(table: pd.DataFrame):
+    """(index label, row values) pairs; ``astype(object)`` keeps integer columns integers beside floats."""
+    return zip(table.index, table.astype(object).values)
+
+
 def to_markdown(table: pd.DataFrame) -> str:
     header = [table.index.name or ""] + list(table.columns)
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |" for i, row in zip(table.index, table.astype(object).values)]
+    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |" for i, row in _body(table)]
     return "\n".join(lines) + "\n"
 
 
@@ -51,7 +56,7 @@ def to_latex(table: pd.DataFrame, caption: str = "") -> str:
     cols = "l" + "c" * len(table.columns)
     lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{esc(caption)}}}", rf"\begin{{tabular}}{{{cols}}}",
              r"\toprule", " & ".join([""] + [esc(c) for c in table.columns]) + r" \\", r"\midrule"]
-    lines += [" & ".join([esc(i)] + [esc(v) for v in row]) + r" \\" for i, row in zip(table.index, table.astype(object).values)]
+    lines += [" & ".join([esc(i)] + [esc(v) for v in row]) + r" \\" for i, row in _body(table)]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 

@@ -16,12 +16,25 @@ needs_mirror = pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason=
 SMALL = {"walks_per_node": 1, "walk_length": 40, "epochs": 1}   # 0.13 M tokens: ~2 s
 
 
-def test_read_benchmark_takes_the_snakemake_columns(tmp_path):
-    path = tmp_path / "b.tsv"
+def write_benchmark(path, wall_s: float, rss_mb: float, cpu_s: float):
+    """A Snakemake ``benchmark:`` TSV (its header, one row)."""
     path.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-                    "99.44\t0:01:39\t401.10\t1170.79\t249.38\t323.74\t0.06\t11.98\t75.36\t75.52\n")
+                    f"{wall_s}\t0:01:39\t{rss_mb}\t1170.79\t249.38\t323.74\t0.06\t11.98\t75.36\t{cpu_s}\n")
+    return path
+
+
+def test_read_benchmark_takes_the_snakemake_columns(tmp_path):
+    path = write_benchmark(tmp_path / "b.tsv", 99.44, 401.10, 75.52)
     assert read_benchmark(path) == {"wall_s": 99.44, "cpu_s": 75.52, "max_rss_mb": 401.10}
     assert read_benchmark(tmp_path / "absent.tsv") is None
+    # older than the output it measured: an earlier run's, not reported
+    output = tmp_path / "out.npy"
+    output.write_bytes(b"")
+    stamp = output.stat().st_mtime
+    os.utime(path, (stamp - 10, stamp - 10))
+    assert read_benchmark(path, output=output) is None
+    os.utime(path, (stamp + 10, stamp + 10))
+    assert read_benchmark(path, output=output) == {"wall_s": 99.44, "cpu_s": 75.52, "max_rss_mb": 401.10}
 
 
 @needs_mirror
@@ -41,9 +54,7 @@ def test_mutag_embedding_and_table(tmp_path):
     assert row["nn_degree_agreement"] > 0.7 and row["nn_degree_chance"] < 0.4
     assert row["dim"] == 8
     # a benchmark file older than the embedding belongs to an earlier run: not reported
-    bench = tmp_path / "MUTAG.tsv"
-    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-                     "120.0\t0:02:00\t400.0\t1\t1\t1\t0\t0\t99\t90.0\n")
+    bench = write_benchmark(tmp_path / "MUTAG.tsv", 120.0, 400.0, 90.0)
     stamp = out.stat().st_mtime
     os.utime(bench, (stamp - 10, stamp - 10))
     stale = embedding_table(["MUTAG"], [str(out)], [str(bench)], [SMALL], str(MIRROR), str(tmp_path / "e2"))

@@ -42,8 +42,8 @@ def role_classes(indptr: np.ndarray, indices: np.ndarray, hops: int) -> np.ndarr
     if hops != 1:
         raise ValueError(f"hops must be 0 or 1, got {hops}")
     owner = np.repeat(np.arange(len(degrees)), degrees)
-    order = np.lexsort((degrees[indices], owner))          # neighbour degrees sorted within each node
-    sorted_degrees = degrees[indices][order]
+    neighbour_degrees = degrees[indices]
+    sorted_degrees = neighbour_degrees[np.lexsort((neighbour_degrees, owner))]   # sorted within each node
     keys = [(int(d),) + tuple(sorted_degrees[a:b].tolist()) for d, a, b in zip(degrees, indptr[:-1], indptr[1:])]
     ids: dict[tuple, int] = {}
     return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
