@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from repo_paths import ROOT
+
 SNAKEMAKE = shutil.which("snakemake") or str(Path(sys.executable).parent / "snakemake")
 pytestmark = pytest.mark.skipif(not Path(SNAKEMAKE).exists(), reason="snakemake not installed")
 

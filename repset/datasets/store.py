@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repset.data import SetDataset
+from repset.sets import SetDataset
 from repset.io import atomic_path, write_json
 
 from .download import sha256_file

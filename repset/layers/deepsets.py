@@ -2,7 +2,7 @@
 
 The paper's configuration (text categorisation, reused for graphs): "3 fully-connected layers of sizes
 {300, 100, 30} with tanh activations, followed by the aggregation operator, and then by 2 fully-connected
-layers of sizes {30, 10} with tanh activations"; the classifier (:class:`repset.model.SetClassifier`) adds
+layers of sizes {30, 10} with tanh activations"; the classifier (:class:`repset.training.SetClassifier`) adds
 the logits layer on top of the 10 outputs.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ The paper: "a stack of set attention blocks in encoder and a pooling by multihea
 followed by a stack of set attention blocks in decoder. The dimensionality of all hidden layers is set to
 64 and the number of attention heads to 4." Defaults here: encoder = 2 SABs, PMA with 1 seed, decoder =
 2 SABs (the decoder depth of the official ``SetTransformer`` class; the paper gives no depths), width 64,
-4 heads; the final ``nn.Linear`` of the official decoder is left to :class:`repset.model.SetClassifier`
+4 heads; the final ``nn.Linear`` of the official decoder is left to :class:`repset.training.SetClassifier`
 (the logits layer), so ``out_dim = num_seeds * dim_hidden = 64``.
 
 The blocks follow the official code (github.com/juho-lee/set_transformer, ``modules.py``) exactly, including

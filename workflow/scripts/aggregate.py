@@ -1,7 +1,7 @@
 """Collect run records; select per split on validation; mean and std per dataset and model."""
 import logging
 
-from repset.pipeline_train import aggregate_runs
+from repset.pipeline.train import aggregate_runs
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 out = snakemake.output

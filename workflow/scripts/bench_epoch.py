@@ -1,7 +1,7 @@
 """Training-epoch seconds on the BBCSPORT shape for each layer/solver, with the forward-matmul floor."""
 import logging
 
-from repset.epoch_benchmark import EpochShape, epoch_benchmark
+from repset.bench.epoch import EpochShape, epoch_benchmark
 from repset.io import atomic_path
 from repset.threads import set_threads
 

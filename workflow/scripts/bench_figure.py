@@ -1,7 +1,7 @@
 """Bar charts of the solver and epoch benchmarks."""
 import pandas as pd
 
-from repset.bench_plot import plot_benchmarks
+from repset.report.figures import plot_benchmarks
 
 plot_benchmarks(pd.read_csv(snakemake.input.solvers), pd.read_csv(snakemake.input.epoch), snakemake.output.pdf,
                 snakemake.output.png)

@@ -1,7 +1,7 @@
 """Every matching solver on the same RepSet-shaped instances: seconds, speedup vs scipy, error."""
 import logging
 
-from repset.benchmarks import solver_benchmark
+from repset.bench.solvers import solver_benchmark
 from repset.io import atomic_path
 from repset.threads import set_threads
 

@@ -1,7 +1,7 @@
 """Estimated cost of the config's whole training protocol, from one timed epoch per dataset x model x point."""
 import logging
 
-from repset.pipeline_budget import graph_shape, text_shape, write_budget
+from repset.pipeline.budget import graph_shape, text_shape, write_budget
 from repset.threads import set_threads
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")

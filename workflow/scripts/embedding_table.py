@@ -2,7 +2,7 @@
 import logging
 from pathlib import Path
 
-from repset.pipeline_data import embedding_table
+from repset.pipeline.data import embedding_table
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 p = snakemake.params

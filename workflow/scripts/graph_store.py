@@ -1,7 +1,7 @@
 """Sets of struc2vec node embeddings, one per graph, with the 10 x 10-fold CV splits."""
 import logging
 
-from repset.pipeline_data import graph_store
+from repset.pipeline.data import graph_store
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 p = snakemake.params

@@ -5,7 +5,8 @@ import pandas as pd
 
 from repset.datasets.store import load_collection
 from repset.io import atomic_path
-from repset.verify import plot_proposition, proposition_table, random_instances, set_instances, summarize
+from repset.report.figures import plot_proposition
+from repset.bench.proposition import proposition_table, random_instances, set_instances, summarize
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 v, seed = snakemake.params.verify, snakemake.params.seed

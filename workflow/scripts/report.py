@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from repset.report import ours_long, result_tables, write_report
+from repset.report.document import ours_long, result_tables, write_report
 
 ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
 tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables

@@ -1,9 +1,9 @@
 """Time training epochs over the runtime sweeps; write results/runtime/epochs.csv."""
 import logging
 
-from repset.epoch_benchmark import EpochShape
+from repset.bench.epoch import EpochShape
 from repset.io import atomic_path
-from repset.runtime import runtime_sweep
+from repset.bench.runtime import runtime_sweep
 from repset.threads import set_threads
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from repset.datasets import get_spec
-from repset.sensitivity import plot_sensitivity, sensitivity_grid
+from repset.report.sensitivity import plot_sensitivity, sensitivity_grid
 
 name = snakemake.wildcards.dataset
 grid = sensitivity_grid(pd.read_csv(snakemake.input.runs), get_spec(name).name)

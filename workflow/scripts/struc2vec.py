@@ -1,7 +1,7 @@
 """struc2vec node embeddings of one graph dataset (disjoint union of its graphs)."""
 import logging
 
-from repset.pipeline_data import graph_embedding
+from repset.pipeline.data import graph_embedding
 from repset.threads import set_threads
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")

@@ -1,7 +1,7 @@
 """Parse, preprocess, embed and split one text dataset into a set store."""
 import logging
 
-from repset.pipeline_data import text_store
+from repset.pipeline.data import text_store
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 p, w = snakemake.params, snakemake.wildcards

@@ -1,7 +1,7 @@
 """Train one model on every split and grid point of one dataset (one seed)."""
 import logging
 
-from repset.pipeline_train import train_model
+from repset.pipeline.train import train_model
 from repset.threads import set_threads
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")

@@ -1,0 +1,122 @@
+"""The benchmark protocol as data: which stores, splits, models and grid points a config asks for.
+
+The Snakefile turns these into file targets; training scripts turn a target back into a run.
+Paths: ``data/sets/<store>.npz``, ``results/runs/<dataset>/<model>/<point>/split<k>_seed<s>.json``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from repset.datasets.registry import get_spec
+from repset.protocol.grid import grid_points, point_id
+
+
+@dataclass(frozen=True)
+class Run:
+    dataset: str
+    model: str
+    point: str
+    split: int
+    seed: int
+
+    @property
+    def path(self) -> str:
+        return f"results/runs/{self.dataset}/{self.model}/{self.point}/split{self.split}_seed{self.seed}.json"
+
+
+def store_stem(dataset: str, config: dict) -> str:
+    """``<name>.<embedding>``: text stores are named by their word vectors, graph stores by struc2vec."""
+    spec = get_spec(dataset)
+    return f"{spec.name}.{config['data']['vectors'] if spec.kind == 'text' else 'struc2vec'}"
+
+
+def store_path(dataset: str, config: dict) -> str:
+    return f"data/sets/{store_stem(dataset, config)}.npz"
+
+
+def struc2vec_options(dataset: str, config: dict) -> dict:
+    """struc2vec keyword options for ``dataset``: the defaults with its ``per_dataset`` overrides."""
+    options = {k: v for k, v in config["struc2vec"].items() if k != "per_dataset"}
+    return {**options, **config["struc2vec"].get("per_dataset", {}).get(get_spec(dataset).name, {})}
+
+
+def wmd_mat_path(dataset: str, config: dict) -> str | None:
+    """The WMD authors' .mat for ``dataset`` when ``data.wmd_mat_dir`` holds it, else None."""
+    folder, spec = config["data"].get("wmd_mat_dir"), get_spec(dataset)
+    if folder and spec.wmd_mat and (Path(folder) / spec.wmd_mat).is_file():
+        return str(Path(folder) / spec.wmd_mat)
+    return None
+
+
+def split_count(dataset: str, config: dict) -> int:
+    """Splits to train on: 1 for a predefined split, ``protocol.text_splits`` of the random ones,
+    ``protocol.graph_splits`` of the 10 x 10 CV folds."""
+    spec = get_spec(dataset)
+    if spec.kind == "graph":
+        return min(config["protocol"]["graph_splits"], 100)
+    if spec.split == "predefined" and wmd_mat_path(dataset, config) is None:
+        return 1
+    return min(config["protocol"]["text_splits"], 5)
+
+
+def datasets(config: dict) -> list[str]:
+    """Canonical names of every dataset in the config (text first)."""
+    return [get_spec(d).name for d in config["datasets"]["text"] + config["datasets"]["graph"]]
+
+
+def text_datasets(config: dict) -> list[str]:
+    """Canonical names of the config's text datasets."""
+    return [get_spec(d).name for d in config["datasets"]["text"]]
+
+
+def model_points(config: dict, model: str) -> dict[str, dict]:
+    """Grid point id -> layer options (fixed options + the point's values) of ``model``."""
+    spec = config["models"][model]
+    return {point_id(p): {**spec["options"], **p} for p in grid_points(spec["grid"])}
+
+
+def layer_options(config: dict, model: str) -> dict[str, dict]:
+    """Grid points of ``model`` with the config's solver given to every exact RepSet layer."""
+    points = model_points(config, model)
+    if config["models"][model]["layer"] == "repset":
+        points = {pid: {"solver": config["solver"], **opts} for pid, opts in points.items()}
+    return points
+
+
+def train_settings(config: dict, model: str) -> dict:
+    """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides."""
+    return {**config["train"], **config["models"][model].get("train", {})}
+
+
+def runs(config: dict, dataset_names: list[str] | None = None) -> list[Run]:
+    """Every training run the config asks for."""
+    out = []
+    for dataset in dataset_names or datasets(config):
+        for model in config["models"]:
+            for point in model_points(config, model):
+                for split in range(split_count(dataset, config)):
+                    out += [Run(dataset, model, point, split, seed) for seed in config["protocol"]["seeds"]]
+    return out
+
+
+def check_protocol(config: dict) -> None:
+    """Errors naming the config key: unknown datasets or layers, RECIPE without its .mat."""
+    from repset.layers import layer_class
+
+    for key in ("text", "graph"):
+        for name in config["datasets"][key]:
+            try:
+                spec = get_spec(name)
+            except ValueError as err:
+                raise ValueError(f"config key 'datasets.{key}': {err}") from None
+            if spec.kind != key:
+                raise ValueError(f"config key 'datasets.{key}': {name} is a {spec.kind} dataset")
+            if not spec.available and wmd_mat_path(name, config) is None:
+                raise ValueError(f"config key 'datasets.{key}': {spec.display} exists only in the WMD authors' "
+                                 f"{spec.wmd_mat}; set data.wmd_mat_dir to the folder holding it")
+    for model, spec in config["models"].items():
+        try:
+            layer_class(spec["layer"])
+        except ValueError as err:
+            raise ValueError(f"config key 'models.{model}.layer': {err}") from None

@@ -1,0 +1,44 @@
+"""One training run: a set classifier trained on one split's train part with early stopping on its
+val part, evaluated on test; the result is a JSON-ready record (metrics, timings, options)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import numpy as np
+import torch
+
+from repset.sets import SetDataset
+
+from .classifier import SetClassifier, build_layer
+from .trainer import TrainConfig, evaluate, fit, seed_everything
+
+__all__ = ["train_run"]
+
+
+def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_options: dict,
+              train: TrainConfig, hidden_dims: Iterable[int] = (), n_classes: int | None = None
+              ) -> tuple[dict, SetClassifier]:
+    """Train and evaluate one model on one split; return (record: metrics, timings; the trained model)."""
+    for part in ("train", "val", "test"):
+        if part not in split or len(split[part]) == 0:
+            raise ValueError(f"split has no {part!r} part (keys: {sorted(split)})")
+    n_classes = n_classes or data.n_classes
+    seed_everything(train.seed)
+    model = SetClassifier(build_layer(layer, data.dim, **layer_options), n_classes, hidden_dims=list(hidden_dims))
+    parts = {p: data.subset(split[p]) for p in ("train", "val", "test")}
+    start = time.perf_counter()
+    history = fit(model, parts["train"], train, val=parts["val"])
+    seconds = time.perf_counter() - start
+    best = history["best_epoch"]
+    return {
+        "layer": layer, "layer_options": layer_options, "hidden_dims": list(hidden_dims),
+        "train_config": history["config"], "n_parameters": sum(p.numel() for p in model.parameters()),
+        "sizes": {p: len(d) for p, d in parts.items()},
+        "val": history["val"][best] if best is not None else None,
+        "test": evaluate(model, parts["test"], device=train.device),
+        "train": evaluate(model, parts["train"], device=train.device),
+        "best_epoch": best, "epochs_run": history["epochs_run"], "train_seconds": seconds,
+        "epoch_seconds_median": float(np.median(history["epoch_seconds"])),
+        "torch_threads": torch.get_num_threads(),
+    }, model

@@ -1,0 +1,125 @@
+"""Seeded training with Adam and early stopping, evaluation, and JSON run records."""
+from __future__ import annotations
+
+import copy
+import random
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from repset.sets import SetDataset
+
+__all__ = ["TrainConfig", "seed_everything", "fit", "evaluate"]
+
+
+@dataclass
+class TrainConfig:
+    """Training hyper-parameters. ``patience=None`` disables early stopping (no validation needed)."""
+
+    epochs: int = 100
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    patience: int | None = 20
+    seed: int = 0
+    device: str = "cpu"
+    bucket: bool = True   # batches of similar set sizes (see batch_indices): 3-8x less padding on the text datasets
+
+    def __post_init__(self) -> None:
+        for key in ("epochs", "batch_size"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"TrainConfig.{key} must be >= 1, got {getattr(self, key)}")
+        if not self.lr > 0:
+            raise ValueError(f"TrainConfig.lr must be > 0, got {self.lr}")
+        if self.patience is not None and self.patience < 1:
+            raise ValueError(f"TrainConfig.patience must be >= 1 or None, got {self.patience}")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch (CPU and CUDA) generators."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+#: batches per pool sorted by set size when ``TrainConfig.bucket`` is on
+BUCKET_POOL = 50
+
+
+def batch_indices(n: int, batch_size: int, generator: torch.Generator | None,
+                  lengths: torch.Tensor | None = None) -> list[torch.Tensor]:
+    """Index batches: shuffled with ``generator`` (else in order). With ``lengths``, batches hold sets
+    of similar size (less padding): shuffled pools of ``BUCKET_POOL`` batches are sorted by length,
+    cut into batches, and the batches shuffled again; without a generator, all sets sorted by length."""
+    order = torch.randperm(n, generator=generator) if generator is not None else torch.arange(n)
+    if lengths is None:
+        return list(order.split(batch_size))
+    if generator is None:
+        return list(torch.argsort(lengths, stable=True).split(batch_size))
+    batches = []
+    for pool in order.split(batch_size * BUCKET_POOL):
+        batches += pool[torch.argsort(lengths[pool], stable=True)].split(batch_size)
+    return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: str = "cpu") -> dict[str, float]:
+    """Mean cross-entropy, accuracy and error of ``model`` on ``data``."""
+    model.eval()
+    loss_sum, correct = 0.0, 0
+    for index in batch_indices(len(data), batch_size, None, data.lengths()):   # by size: metrics do not depend on order
+        V, lengths = data.batch(index)
+        logits = model(V.to(device), lengths.to(device))
+        y = data.labels[index].to(device)
+        loss_sum += float(nn.functional.cross_entropy(logits, y, reduction="sum"))
+        correct += int((logits.argmax(1) == y).sum())
+    n = max(len(data), 1)
+    return {"loss": loss_sum / n, "accuracy": correct / n, "error": 1.0 - correct / n}
+
+
+def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDataset | None = None) -> dict:
+    """Train ``model`` in place; with ``val`` and ``patience``, keep the weights of the best epoch
+    (lowest validation loss) and stop after ``patience`` epochs without improvement.
+
+    Returns a history dict: per-epoch train loss, validation metrics, seconds, best epoch.
+    """
+    if config.patience is not None and val is None:
+        raise ValueError("fit: early stopping (patience) needs a validation set; pass val= or patience=None")
+    model.to(config.device)
+    generator = torch.Generator().manual_seed(config.seed)
+    # fused Adam: one kernel per step instead of a dozen per parameter (a third of the step on CPU)
+    fused = torch.device(config.device).type in ("cpu", "cuda")
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, fused=fused)
+    history: dict = {"train_loss": [], "val": [], "epoch_seconds": [], "best_epoch": None, "config": asdict(config)}
+    best_loss, best_state, waited = float("inf"), None, 0
+    for epoch in range(config.epochs):
+        model.train()
+        start, total = time.perf_counter(), 0.0
+        for index in batch_indices(len(train), config.batch_size, generator, train.lengths() if config.bucket else None):
+            V, lengths = train.batch(index)
+            loss = nn.functional.cross_entropy(model(V.to(config.device), lengths.to(config.device)),
+                                               train.labels[index].to(config.device))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(index)
+        history["epoch_seconds"].append(time.perf_counter() - start)
+        history["train_loss"].append(total / len(train))
+        if val is None:
+            continue
+        metrics = evaluate(model, val, device=config.device)
+        history["val"].append(metrics)
+        if metrics["loss"] < best_loss:
+            best_loss, best_state, waited = metrics["loss"], copy.deepcopy(model.state_dict()), 0
+            history["best_epoch"] = epoch
+        elif config.patience is not None:
+            waited += 1
+            if waited >= config.patience:
+                break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    history["epochs_run"] = len(history["train_loss"])
+    return history

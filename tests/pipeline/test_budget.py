@@ -1,0 +1,46 @@
+"""Budget glue: shapes from a text store and from the raw MUTAG files, CSV and Markdown written."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from repo_paths import MIRROR
+from repset.datasets.registry import random_splits
+from repset.datasets.store import SetCollection, save_store
+from repset.pipeline.budget import graph_shape, text_shape, write_budget
+
+
+def tiny_store(tmp_path):
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 10)
+    lengths = rng.integers(1, 6, 30)
+    coll = SetCollection(offsets=np.concatenate([[0], np.cumsum(lengths)]), labels=labels, class_names=["a", "b", "c"],
+                         splits=random_splits(labels, 1, seed=0), values=rng.normal(size=(lengths.sum(), 4)).astype(np.float32),
+                         meta={"dataset": "bbcsport"})
+    return save_store(tmp_path / "bbcsport.test.npz", coll), lengths, coll.splits[0]
+
+
+def test_text_shape_and_outputs(tmp_path):
+    store, lengths, split = tiny_store(tmp_path)
+    shape = text_shape("bbcsport", str(store))
+    assert shape.name == "bbcsport" and shape.dim == 4 and shape.n_classes == 3
+    assert shape.train_sizes.tolist() == lengths[split["train"]].tolist() and shape.n_val == len(split["val"])
+    config = {"seed": 0, "solver": "numba", "data": {"wmd_mat_dir": None},
+              "protocol": {"text_splits": 2, "graph_splits": 10, "seeds": [0], "grid_splits": 1},
+              "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
+              "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
+    write_budget([shape], config, 2, tmp_path / "b.csv", tmp_path / "b.md", sample=8)
+    table = pd.read_csv(tmp_path / "b.csv")
+    assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
+    text = (tmp_path / "b.md").read_text()
+    assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset |" in text and "CPU hours" in text
+
+
+@pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")
+def test_graph_shape_from_the_raw_files():
+    shape = graph_shape("MUTAG", str(MIRROR), dim=20, val_fraction=0.1, seed=0)
+    # 188 graphs: fold 0 tests 19 (stratified), 10 % of the remaining 169 validate
+    assert shape.dim == 20 and shape.n_classes == 2
+    assert len(shape.train_sizes) + shape.n_val + 19 == 188 and shape.n_val in (16, 17, 18)
+    assert 10 <= shape.train_sizes.min() and shape.train_sizes.max() <= 28

@@ -1,0 +1,40 @@
+"""Selection on validation and aggregation over splits."""
+import pandas as pd
+import pytest
+
+from repset.protocol.selection import aggregate, records_frame, select, selected_point
+
+
+def test_select_and_aggregate():
+    rows = []
+    for split in range(2):
+        for point, val, test in [("a", 0.2, 0.30), ("b", 0.1, 0.40), ("c", 0.1, 0.50)]:
+            rows.append({"dataset": "d", "model": "m", "split": split, "point": point, "val_error": val,
+                         "val_loss": 1.0 if point != "c" else 0.5, "test_error": test + split * 0.1,
+                         "test_accuracy": 1 - test - split * 0.1, "epoch_seconds": 1.0})
+    best = select(pd.DataFrame(rows))
+    assert best["point"].tolist() == ["c", "c"]            # lowest val error, then lower val loss
+    agg = aggregate(best)
+    assert agg.loc[0, "test_error_mean"] == pytest.approx(55.0)
+    assert agg.loc[0, "test_error_std"] == pytest.approx(5.0)
+    assert agg.loc[0, "splits"] == 2
+
+
+def test_records_frame_flattens():
+    record = {"dataset": "d", "model": "m", "split": 0, "point": "k10-m20", "train_config": {"seed": 3},
+              "val": {"error": 0.1, "loss": 0.2}, "test": {"error": 0.3, "accuracy": 0.7},
+              "epoch_seconds_median": 0.5, "epochs_run": 4}
+    frame = records_frame([record])
+    assert frame.loc[0, "seed"] == 3 and frame.loc[0, "test_error"] == 0.3
+
+
+def test_selected_point_votes_then_val_then_order():
+    rows = []
+    for split, winner in enumerate(["b", "a", "b"]):
+        for point in ("a", "b"):
+            rows.append({"dataset": "d", "model": "m", "split": split, "point": point, "seed": 0,
+                         "val_error": 0.1 if point == winner else 0.3, "val_loss": 1.0})
+    assert selected_point(pd.DataFrame(rows)) == "b"                       # 2 votes against 1
+    tie = pd.DataFrame([r for r in rows if r["split"] < 2])
+    tie.loc[(tie.split == 1) & (tie.point == "a"), "val_error"] = 0.05     # one vote each: lower val wins
+    assert selected_point(tie) == "a"
