@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import logging
+import math
+import os
 
 import numpy as np
+import pandas as pd
 
 from repset.protocol.budget import DatasetShape, budget_table, summarize
+from repset.protocol.jobs import CHOSEN
+from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
 from repset.datasets.store import load_collection
 from repset.io import atomic_path
@@ -30,28 +35,51 @@ def graph_shape(dataset: str, raw_dir: str, dim: int, val_fraction: float, seed:
                         len(split["val"]))
 
 
-def write_budget(shapes: list[DatasetShape], config: dict, cores: int, csv_out: str, md_out: str,
-                 sample: int = 256) -> None:
-    """Measure every dataset x model x point; write the rows (CSV) and the per-job summary (Markdown)."""
+def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out: str, sample: int = 256) -> None:
+    """Measure every dataset x model x point; write the rows (CSV) and the job summary (Markdown)."""
     table = budget_table(shapes, config, sample=sample, seed=config["seed"],
                          progress=lambda r: log.info("%s %s %s: %.3f s/epoch", r["dataset"], r["model"], r["point"],
                                                      r["epoch_seconds"]))
-    jobs = summarize(table, cores)
+    per = summarize(table, config)
     with atomic_path(csv_out) as tmp:
         table.to_csv(tmp, index=False)
-    searched = config["protocol"].get("grid_splits")
+    searched, a = config["protocol"].get("grid_splits"), per.attrs
+    walls = " · ".join(f"{'unbounded (critical path)' if c is None else f'{c} cores'}: **{h:.1f} h**"
+                       for c, h in a["wall_hours"].items())
+    top = a["longest_job"] or {"dataset": "-", "model": "-", "point": "-", "hours": 0.0}
     lines = [
         "# Protocol budget (estimated from measured epochs)", "",
         f"Every dataset x model x grid point trained for one timed epoch on {sample} synthetic sets with the "
         "dataset's training-set sizes, dimension and classes (scaled to the full training set), one thread, "
-        f"times `train.epochs` = {config['train']['epochs']} (an upper bound: early stopping stops sooner) "
-        "times the runs of the protocol (grid searched on "
-        + (f"the first {searched} split(s))." if searched else "every split)."), "",
-        f"**Total: {jobs.attrs['total_hours']:.1f} CPU hours; {jobs.attrs['wall_hours']:.1f} h wall-clock on "
-        f"{cores} cores** (total / cores, at least the longest job).", "",
-        "| dataset | model | hours | share |", "|---|---|---|---|",
-        *[f"| {r.dataset} | {r.model} | {r.hours:.2f} | {100 * r.share:.1f} % |" for r in jobs.itertuples()],
+        f"times `train.epochs` (an upper bound: early stopping stops sooner), laid out as the workflow's jobs: "
+        "one per dataset, model, seed, split and grid point (grid searched on "
+        + (f"the first {searched} split(s); later splits train the chosen point, costed at the grid's mean)."
+           if searched else "every split)."), "",
+        f"**Total: {a['total_hours']:.1f} CPU hours in {a['n_jobs']} training jobs; the longest job: "
+        f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",
+        f"Wall-clock with one-thread jobs on: {walls} (jobs replayed longest path first, the grid choice "
+        "waiting for its searched splits).", "",
+        "| dataset | model | jobs | hours | longest job (h) | share |", "|---|---|---|---|---|---|",
+        *[f"| {r.dataset} | {r.model} | {r.jobs} | {r.hours:.2f} | {r.longest_hours:.2f} | {100 * r.share:.1f} % |"
+          for r in per.itertuples()],
     ]
     with atomic_path(md_out) as tmp:
-        with open(tmp, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        tmp.write_text("\n".join(lines) + "\n")
+
+
+def job_resources(budget_csv: str | os.PathLike, config: dict) -> dict[tuple[str, str, str], dict[str, int]]:
+    """SLURM requests per (dataset, model, point) from a budget table: ``runtime`` (minutes, from the
+    measured seconds per run, :func:`~repset.protocol.schedule.runtime_minutes`) and ``mem_mb`` (1.5 x the
+    estimate, at least 1000). A ``chosen`` job gets the largest request of its model's points. Empty
+    when the budget has not been run (the profile's defaults apply)."""
+    if not os.path.isfile(budget_csv):
+        return {}
+    table = pd.read_csv(budget_csv)
+    out = {}
+    for r in table.itertuples():
+        out[(r.dataset, r.model, r.point)] = {"runtime": runtime_minutes(r.run_seconds),
+                                              "mem_mb": max(1000, math.ceil(1.5 * r.mem_mb))}
+    for (dataset, model), group in table.groupby(["dataset", "model"]):
+        requests = [out[(dataset, model, p)] for p in group["point"]]
+        out[(dataset, model, CHOSEN)] = {k: max(r[k] for r in requests) for k in ("runtime", "mem_mb")}
+    return out

@@ -1,4 +1,5 @@
-"""Library side of the training stages: train a model over splits and grid, aggregate, select."""
+"""Library side of the training stages: one split job, the grid choice later splits inherit, aggregation,
+and the latent-set table."""
 from __future__ import annotations
 
 import json
@@ -10,42 +11,70 @@ from pathlib import Path
 import pandas as pd
 
 from repset.datasets.store import load_store
-from repset.protocol.selection import aggregate, records_frame, select
-from repset.protocol.grid import run_grid
 from repset.io import atomic_path, write_json
-from repset.protocol.plan import layer_options, split_count, train_settings
+from repset.protocol.jobs import CHOSEN, Run
+from repset.protocol.selection import aggregate, records_frame, select, selected_point
 from repset.provenance import provenance
+from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
 
 log = logging.getLogger(__name__)
 
 
-def train_model(store: str, dataset: str, model: str, seed: int, config: dict, out: str | os.PathLike) -> dict:
-    """Train ``model`` on every protocol split and grid point of ``dataset`` with ``seed``; write the runs."""
+def read_record(path: str | os.PathLike) -> dict:
+    """A JSON run record; ValueError naming the file when it is not valid JSON (e.g. truncated)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not a valid JSON record ({err}); delete it and rerun its job") from None
+
+
+def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, choice: str | None = None) -> dict:
+    """Train one run (:class:`~repset.protocol.jobs.Run`) with ``settings`` (:func:`~repset.protocol.jobs.run_settings`)
+    on split ``run.split`` of ``store``; write its record to ``out``. A :data:`~repset.protocol.jobs.CHOSEN`
+    run reads its grid point from the grid-choice file ``choice``."""
     data, splits, meta = load_store(store)
-    n = split_count(dataset, config)
-    if len(splits) < n:
-        raise ValueError(f"{store}: {len(splits)} splits, the protocol needs {n}")
-    train = TrainConfig(**train_settings(config, model), seed=seed)
-    records = run_grid(data, splits[:n], config["models"][model]["layer"], layer_options(config, model), train,
-                       seed, {"dataset": dataset, "model": model},
-                       progress=lambda r: log.info("split %s %s: val %.4f test %.4f (%d epochs)", r["split"],
-                                                   r["point"], r["val"]["error"], r["test"]["error"], r["epochs_run"]),
-                       grid_splits=config["protocol"].get("grid_splits"))
-    result = {"dataset": dataset, "model": model, "seed": seed, "store": str(store), "store_meta": meta,
-              "records": records,
-              "provenance": provenance({k: config[k] for k in ("solver", "data", "protocol", "train", "models")},
-                                       seed=seed, solver=config["solver"])}
+    if run.split >= len(splits):
+        raise ValueError(f"{store}: {len(splits)} splits, no split {run.split}")
+    point, options, grid_choice = run.point, settings["options"], None
+    if run.point == CHOSEN:
+        if choice is None:
+            raise ValueError(f"run {run}: a {CHOSEN!r} run needs the grid-choice file")
+        grid_choice = read_record(choice)
+        point = grid_choice["point"]
+        if point not in options:
+            raise ValueError(f"{choice}: chose point {point!r}, not in the model's grid {sorted(options)}")
+        options = options[point]
+    train = TrainConfig(**settings["train"], seed=run.seed)
+    record, _ = train_run(data, splits[run.split], settings["layer"], options, train)
+    result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
+              "seed": run.seed, "grid_choice": grid_choice, "store": str(store), "store_meta": meta,
+              "provenance": provenance(settings, seed=run.seed, solver=options.get("solver"))}
+    log.info("%s %s split %d %s seed %d: val %.4f test %.4f (%d epochs, %.1f s)", run.dataset, run.model, run.split,
+             point, run.seed, record["val"]["error"], record["test"]["error"], record["epochs_run"],
+             record["train_seconds"])
+    write_json(out, result)
+    return result
+
+
+def grid_choice(record_files: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
+    """The grid point validation selected on most searched splits (:func:`~repset.protocol.selection.selected_point`),
+    written to ``out`` with the per-split choices it was voted from."""
+    records = [read_record(p) for p in record_files]
+    frame = records_frame(records)
+    chosen = select(frame)
+    result = {"dataset": records[0]["dataset"], "model": records[0]["model"], "seed": records[0]["seed"],
+              "point": selected_point(frame),
+              "per_split": {int(r.split): r.point for r in chosen.itertuples()},
+              "records": [str(p) for p in record_files]}
+    log.info("grid choice %s", result)
     write_json(out, result)
     return result
 
 
 def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_csv, summary_csv) -> pd.DataFrame:
     """All run records -> every run, the validation-selected run per split, mean/std per dataset and model."""
-    records = []
-    for path in run_files:
-        records += json.loads(Path(path).read_text())["records"]
-    frame = records_frame(records)
+    frame = records_frame(read_record(p) for p in run_files)
     chosen = select(frame)
     summary = aggregate(chosen)
     for table, path in ((frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)):
@@ -61,7 +90,6 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n
     hidden sets, among the ``top_words`` most frequent words of the embedding (GloVe and word2vec list
     words by frequency; the rare tail is mostly noise)."""
     from repset.datasets.vectors import load_vectors
-    from repset.training.run import train_run
     from repset.report.latent_sets import most_used_hidden_sets, nearest_words
     from repset.report.tables import write_table
 

@@ -1,12 +1,18 @@
 """The benchmark protocol as data and code: which datasets, splits, models and grid points a config asks
-for (:mod:`.plan`), the grid and its search over splits (:mod:`.grid`), model selection on validation and
+for (:mod:`.plan`), the training jobs at the grain of one run per split and grid point (:mod:`.jobs`),
+the grid and its search over splits in one process (:mod:`.grid`), model selection on validation and
 aggregation over splits (:mod:`.selection`), and what the whole protocol costs before it runs
 (:mod:`.budget`). Stands on :mod:`repset.training` and :mod:`repset.datasets`."""
 from .grid import grid_points, point_id, run_grid
-from .plan import (Run, check_protocol, datasets, layer_options, model_points, runs, split_count, store_path, store_stem,
+from .jobs import (CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, model_runs, run_settings, runs,
+                   searched_splits, wildcard_patterns)
+from .plan import (check_protocol, datasets, layer_options, model_points, split_count, store_path, store_stem,
                    struc2vec_options, text_datasets, train_settings, wmd_mat_path)
 from .selection import aggregate, records_frame, select, selected_point
 
-__all__ = ["grid_points", "point_id", "run_grid", "Run", "check_protocol", "datasets", "layer_options", "model_points",
-           "runs", "split_count", "store_path", "store_stem", "struc2vec_options", "text_datasets", "train_settings",
-           "wmd_mat_path", "aggregate", "records_frame", "select", "selected_point"]
+__all__ = ["grid_points", "point_id", "run_grid",
+           "CHOSEN", "Run", "check_run", "grid_choice_inputs", "grid_choice_path", "model_runs", "run_settings",
+           "runs", "searched_splits", "wildcard_patterns",
+           "check_protocol", "datasets", "layer_options", "model_points", "split_count", "store_path", "store_stem",
+           "struc2vec_options", "text_datasets", "train_settings", "wmd_mat_path",
+           "aggregate", "records_frame", "select", "selected_point"]

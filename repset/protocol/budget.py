@@ -3,9 +3,11 @@
 For every dataset x model x grid point of a config, :func:`calibrate` trains the real layer with the
 real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes
 (a random sample of ``sample`` sets; seconds scaled to the full training set) and times one
-validation pass. :func:`budget_table` multiplies by the runs the protocol asks for (splits x seeds,
-the grid searched on ``protocol.grid_splits`` splits) and the model's ``train.epochs`` (an upper
-bound: early stopping ends runs sooner). Values are synthetic; only the timing matters.
+validation pass. :func:`budget_table` multiplies by the model's ``train.epochs`` (an upper bound: early
+stopping ends runs sooner) and the runs the protocol asks for (splits x seeds, the grid searched on
+``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as the workflow's jobs (one per
+split and grid point) and replays them on 2, 8, 64 and unboundedly many cores. Values are synthetic;
+only the timing matters.
 """
 from __future__ import annotations
 
@@ -17,12 +19,17 @@ import pandas as pd
 import torch
 
 from repset.sets import SetDataset
-from repset.protocol.grid import grid_points, point_id
 from repset.training.classifier import SetClassifier, build_layer
-from repset.protocol.plan import layer_options, split_count, train_settings
 from repset.training.trainer import TrainConfig, batch_indices, evaluate, fit, seed_everything
 
-__all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize"]
+from .grid import grid_points, point_id
+from .plan import layer_options, split_count, train_settings
+from .schedule import job_costs, wall_seconds
+
+__all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize", "CORES"]
+
+#: core counts the budget reports wall-clock estimates for (None: an unbounded cluster, the critical path)
+CORES = (2, 8, 64, None)
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,8 @@ def _synthetic(sizes: np.ndarray, dim: int, n_classes: int, seed: int) -> SetDat
 
 def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig, sample: int = 256,
               seed: int = 0) -> dict[str, float]:
-    """Seconds of one training epoch on the full training set and of one validation pass.
+    """Seconds of one training epoch on the full training set and of one validation pass, and an
+    estimate of the job's peak memory (MB).
 
     Cuts the training sizes into the trainer's batches (bucketed by size when ``train.bucket``), trains
     on the sets of ``sample // batch_size`` random batches (a warm-up epoch, then a timed one) and
@@ -66,7 +74,19 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
     val = _synthetic(rng.choice(shape.train_sizes, max(shape.n_val, 1)), shape.dim, shape.n_classes, seed + 1)
     start = time.perf_counter()
     evaluate(model, val)
-    return {"epoch_seconds": epoch, "val_seconds": time.perf_counter() - start}
+    return {"epoch_seconds": epoch, "val_seconds": time.perf_counter() - start,
+            "mem_mb": _memory_mb(shape, batches, options)}
+
+
+def _memory_mb(shape: DatasetShape, batches: list[torch.Tensor], options: dict) -> float:
+    """Peak memory estimate (MB) of a training job: the interpreter with torch (~500 MB), the dataset's
+    elements (train + val + test, float32, ~1.5x the training set) and the activations of the largest
+    padded batch: per element d inputs plus, for hidden-set layers, m x |Y| edge weights kept four times
+    (ReLU(VH), its gradient, the mask, the solver's view); other layers ~8 d activations."""
+    largest = max(len(b) * int(shape.train_sizes[b.numpy()].max()) for b in batches)
+    width = (options.get("n_hidden_sets", 0) * options.get("hidden_set_size", 0) * 4) or 8 * shape.dim
+    data = 1.5 * float(shape.train_sizes.sum()) * shape.dim * 4
+    return 500 + (data + largest * (shape.dim + width) * 4) / 2**20
 
 
 def protocol_runs(config: dict, dataset: str, model: str) -> dict[str, float]:
@@ -94,19 +114,27 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
                 per_run = train.epochs * (measured["epoch_seconds"] + measured["val_seconds"])
                 rows.append({"dataset": shape.name, "model": model, "point": pid, "train_sets": len(shape.train_sizes),
                              "mean_set_size": float(np.mean(shape.train_sizes)), "dim": shape.dim,
-                             **measured, "epochs": train.epochs, "runs": runs[pid], "seconds": runs[pid] * per_run})
+                             **measured, "epochs": train.epochs, "run_seconds": per_run, "runs": runs[pid],
+                             "seconds": runs[pid] * per_run})
                 if progress is not None:
                     progress(rows[-1])
     return pd.DataFrame(rows)
 
 
-def summarize(table: pd.DataFrame, cores: int) -> pd.DataFrame:
-    """Hours per dataset x model (one pipeline job each), the share of the total, and the wall-clock
-    estimate for ``cores`` single-threaded jobs in parallel (total / cores, never below the longest job)."""
-    jobs = table.groupby(["dataset", "model"], sort=False)["seconds"].sum().reset_index()
-    total = float(jobs["seconds"].sum())
-    jobs["hours"] = jobs["seconds"] / 3600
-    jobs["share"] = jobs["seconds"] / total if total else 0.0
-    wall = max(total / cores, float(jobs["seconds"].max()) if len(jobs) else 0.0)
-    jobs.attrs.update(total_hours=total / 3600, wall_hours=wall / 3600, cores=cores)
-    return jobs.sort_values("seconds", ascending=False, ignore_index=True)
+def summarize(table: pd.DataFrame, config: dict, cores: tuple[int | None, ...] = CORES) -> pd.DataFrame:
+    """Hours per dataset x model with their share of the total, job count and longest job; ``attrs``:
+    the protocol's total CPU hours, job count, longest job and the wall-clock hours on each of ``cores``
+    one-thread workers (:func:`~repset.protocol.schedule.wall_seconds`; None = the critical path)."""
+    jobs = job_costs(table, config)
+    per = jobs.groupby(["dataset", "model"], sort=False).agg(seconds=("seconds", "sum"), jobs=("seconds", "size"),
+                                                             longest=("seconds_max", "max")).reset_index()
+    total = float(per["seconds"].sum())
+    per["hours"], per["longest_hours"] = per["seconds"] / 3600, per["longest"] / 3600
+    per["share"] = per["seconds"] / total if total else 0.0
+    top = jobs.loc[jobs["seconds_max"].idxmax()] if len(jobs) else None
+    per.attrs.update(
+        total_hours=total / 3600, n_jobs=len(jobs),
+        longest_job=None if top is None else {"dataset": top.dataset, "model": top.model, "point": top.point,
+                                              "hours": float(top.seconds_max) / 3600},
+        wall_hours={c: wall_seconds(jobs, c) / 3600 for c in cores})
+    return per.sort_values("seconds", ascending=False, ignore_index=True)

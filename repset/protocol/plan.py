@@ -1,28 +1,13 @@
 """The benchmark protocol as data: which stores, splits, models and grid points a config asks for.
 
-The Snakefile turns these into file targets; training scripts turn a target back into a run.
-Paths: ``data/sets/<store>.npz``, ``results/runs/<dataset>/<model>/<point>/split<k>_seed<s>.json``.
+Stores live at ``data/sets/<store>.npz``; the training jobs and their paths are in :mod:`.jobs`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from repset.datasets.registry import get_spec
 from repset.protocol.grid import grid_points, point_id
-
-
-@dataclass(frozen=True)
-class Run:
-    dataset: str
-    model: str
-    point: str
-    split: int
-    seed: int
-
-    @property
-    def path(self) -> str:
-        return f"results/runs/{self.dataset}/{self.model}/{self.point}/split{self.split}_seed{self.seed}.json"
 
 
 def store_stem(dataset: str, config: dict) -> str:
@@ -87,17 +72,6 @@ def layer_options(config: dict, model: str) -> dict[str, dict]:
 def train_settings(config: dict, model: str) -> dict:
     """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides."""
     return {**config["train"], **config["models"][model].get("train", {})}
-
-
-def runs(config: dict, dataset_names: list[str] | None = None) -> list[Run]:
-    """Every training run the config asks for."""
-    out = []
-    for dataset in dataset_names or datasets(config):
-        for model in config["models"]:
-            for point in model_points(config, model):
-                for split in range(split_count(dataset, config)):
-                    out += [Run(dataset, model, point, split, seed) for seed in config["protocol"]["seeds"]]
-    return out
 
 
 def check_protocol(config: dict) -> None:

@@ -8,7 +8,7 @@ import pytest
 from repo_paths import MIRROR
 from repset.datasets.registry import random_splits
 from repset.datasets.store import SetCollection, save_store
-from repset.pipeline.budget import graph_shape, text_shape, write_budget
+from repset.pipeline.budget import graph_shape, job_resources, text_shape, write_budget
 
 
 def tiny_store(tmp_path):
@@ -30,11 +30,17 @@ def test_text_shape_and_outputs(tmp_path):
               "protocol": {"text_splits": 2, "graph_splits": 10, "seeds": [0], "grid_splits": 1},
               "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
               "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
-    write_budget([shape], config, 2, tmp_path / "b.csv", tmp_path / "b.md", sample=8)
+    write_budget([shape], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8)
     table = pd.read_csv(tmp_path / "b.csv")
     assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
     text = (tmp_path / "b.md").read_text()
-    assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset |" in text and "CPU hours" in text
+    assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset | 3 |" in text
+    assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
+    requests = job_resources(tmp_path / "b.csv", config)
+    assert set(requests) == {("bbcsport", "repset", p) for p in ("k2-m2", "k2-m3", "chosen")}
+    assert requests[("bbcsport", "repset", "chosen")]["runtime"] == max(r["runtime"] for r in requests.values())
+    assert all(r["runtime"] >= 10 and r["mem_mb"] >= 1000 for r in requests.values())
+    assert job_resources(tmp_path / "absent.csv", config) == {}
 
 
 @pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")

@@ -8,9 +8,12 @@ import yaml
 
 from repo_paths import ROOT
 from repset.datasets.registry import random_splits
-from repset.datasets.store import SetCollection, save_store
-from repset.pipeline.train import aggregate_runs, train_model
-from repset.protocol.plan import layer_options
+from repset.datasets.store import SetCollection, load_collection, load_store, save_store
+from repset.pipeline.train import aggregate_runs, grid_choice, train_split
+from repset.protocol.grid import run_grid
+from repset.protocol.jobs import CHOSEN, Run, grid_choice_inputs, grid_choice_path, model_runs, run_settings
+from repset.protocol.plan import layer_options, train_settings
+from repset.training.trainer import TrainConfig
 from repset.report.document import comparison, ours_long, result_tables, write_report
 
 
@@ -32,17 +35,30 @@ def setup(tmp_path):
     return config, store, tmp_path
 
 
-def test_train_aggregate_report(setup):
-    config, store, tmp = setup
+def train_all(config, store, dataset="bbcsport"):
+    """Every job of the config on ``store`` in DAG order (searched splits, grid choice, chosen splits)."""
     files = []
     for model in config["models"]:
-        out = tmp / f"{model}.json"
-        result = train_model(str(store), "bbcsport", model, 0, config, out)
-        files.append(out)
-        assert len(result["records"]) == 2 * len(layer_options(config, model))
+        for run in model_runs(config, dataset, model, seed=0):
+            out = store.parent / run.path
+            choice = None
+            if run.point == CHOSEN:
+                choice = store.parent / grid_choice_path(dataset, model, 0)
+                if not choice.exists():
+                    grid_choice([store.parent / p for p in grid_choice_inputs(config, dataset, model, 0)], choice)
+            train_split(str(store), run, run_settings(config, model, run.point), out, choice=choice)
+            files.append(out)
+    return files
+
+
+def test_train_aggregate_report(setup):
+    config, store, tmp = setup
+    files = train_all(config, store)
+    assert len(files) == 2 * 2 + 2
     saved = json.loads(files[0].read_text())
-    assert saved["provenance"]["config"]["solver"] == config["solver"]
-    assert {r["point"] for r in saved["records"]} == {"k2-m3", "k2-m4"}
+    assert saved["provenance"]["config"]["options"]["solver"] == config["solver"]
+    assert (saved["dataset"], saved["model"], saved["split"], saved["point"], saved["seed"]) == ("bbcsport", "repset", 0, "k2-m3", 0)
+    assert saved["store"] == str(store) and saved["grid_choice"] is None
     summary = aggregate_runs(files, tmp / "runs.csv", tmp / "sel.csv", tmp / "sum.csv")
     assert sorted(summary["model"]) == ["approx_repset", "repset"] and (summary["splits"] == 2).all()
     assert len(pd.read_csv(tmp / "runs.csv")) == 6 and len(pd.read_csv(tmp / "sel.csv")) == 4
@@ -56,3 +72,45 @@ def test_train_aggregate_report(setup):
                           store_metas={"bbcsport.test": {"vectors": "test"}})
     text = report.read_text()
     assert "## Paper vs reproduced" in text and "RepSet" in text and "config sha256" in text
+
+
+#: what differs between two runs of the same job: wall-clock timings and where the record was made
+TIMINGS = {"train_seconds", "epoch_seconds_median"}
+SPLIT_JOB_ONLY = {"seed", "grid_choice", "store", "store_meta", "provenance"}
+
+
+def test_split_jobs_equal_the_in_process_protocol(setup):
+    """The same seed, split and grid point give the same record as the whole grid trained in one process
+    (run_grid), the grid choice of later splits included; only timings differ."""
+    config, store, tmp = setup
+    config["protocol"]["text_splits"], config["protocol"]["grid_splits"] = 3, 1
+    coll = load_collection(store)[0]
+    coll.splits = random_splits(coll.labels, 3, seed=0)
+    store = save_store(tmp / "three" / "bbcsport.test.npz", coll)
+    files = train_all(config, store)
+    data, splits, _ = load_store(store)
+    for model in config["models"]:
+        reference = run_grid(data, splits, config["models"][model]["layer"], layer_options(config, model),
+                             TrainConfig(**train_settings(config, model)), 0, {"dataset": "bbcsport", "model": model},
+                             grid_splits=1)
+        ours = [json.loads(f.read_text()) for f in files if f"/{model}/" in str(f)]
+        assert [(r["split"], r["point"]) for r in ours] == [(r["split"], r["point"]) for r in reference]
+        for mine, theirs in zip(ours, reference):
+            strip = lambda r: {k: v for k, v in r.items() if k not in TIMINGS | SPLIT_JOB_ONLY}
+            assert json.loads(json.dumps(strip(mine))) == json.loads(json.dumps(strip(theirs)))
+    chosen = json.loads((store.parent / grid_choice_path("bbcsport", "repset", 0)).read_text())
+    assert chosen["point"] in ("k2-m3", "k2-m4") and list(chosen["per_split"]) == ["0"]
+
+
+def test_a_truncated_record_is_named(setup, tmp_path):
+    broken = tmp_path / "split0_seed0.json"
+    broken.write_text('{"dataset": "bbc')
+    with pytest.raises(ValueError, match="split0_seed0.json: not a valid JSON record"):
+        aggregate_runs([broken], tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv")
+
+
+def test_a_chosen_run_needs_its_grid_choice(setup):
+    config, store, tmp = setup
+    with pytest.raises(ValueError, match="needs the grid-choice file"):
+        train_split(str(store), Run("bbcsport", "repset", CHOSEN, 1, 0), run_settings(config, "repset", CHOSEN),
+                    tmp / "x.json")

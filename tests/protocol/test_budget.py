@@ -43,15 +43,22 @@ def test_budget_table_and_summary():
     assert table[["model", "point"]].values.tolist() == [["repset", "k2-m2"], ["repset", "k2-m3"],
                                                          ["deepsets", "default"]]
     assert table["runs"].tolist() == [6.0, 6.0, 10.0] and (table["epochs"] == 10).all()
-    expected = table["runs"] * 10 * (table["epoch_seconds"] + table["val_seconds"])
-    assert np.allclose(table["seconds"], expected)
-    jobs = summarize(table, cores=2)
-    assert len(jobs) == 2 and jobs["share"].sum() == pytest.approx(1.0)
-    assert jobs.attrs["total_hours"] == pytest.approx(table["seconds"].sum() / 3600)
-    assert jobs.attrs["wall_hours"] * 3600 >= max(table["seconds"].sum() / 2, jobs["seconds"].max()) - 1e-9
+    assert np.allclose(table["run_seconds"], 10 * (table["epoch_seconds"] + table["val_seconds"]))
+    assert np.allclose(table["seconds"], table["runs"] * table["run_seconds"])
+    assert (table["mem_mb"] > 500).all()
+    per = summarize(table, config(grid_splits=1), cores=(2, None))
+    # the jobs add up to the per-point estimate: 2 seeds x (2 points on split 0 + 4 chosen) for repset, 10 deepsets
+    assert per.set_index("model")["jobs"].to_dict() == {"repset": 12, "deepsets": 10}
+    assert per.attrs["n_jobs"] == 22 and per["share"].sum() == pytest.approx(1.0)
+    assert per.attrs["total_hours"] == pytest.approx(table["seconds"].sum() / 3600)
+    longest = table["run_seconds"].max() / 3600
+    assert per.attrs["longest_job"]["hours"] == pytest.approx(longest)
+    wall = per.attrs["wall_hours"]
+    assert wall[None] <= wall[2] and wall[2] >= per.attrs["total_hours"] / 2 - 1e-12 and wall[None] >= longest
 
 
-def test_summary_wall_is_at_least_the_longest_job():
-    table = pd.DataFrame({"dataset": ["a", "b"], "model": ["m", "m"], "seconds": [3600.0, 360.0]})
-    jobs = summarize(table, cores=4)
-    assert jobs.attrs["wall_hours"] == pytest.approx(1.0) and jobs["dataset"].tolist() == ["a", "b"]
+def test_memory_estimate_grows_with_the_hidden_sets():
+    cfg = TrainConfig(batch_size=8)
+    small = calibrate(SHAPE, "approx_repset", {"n_hidden_sets": 2, "hidden_set_size": 2}, cfg, sample=16)
+    large = calibrate(SHAPE, "approx_repset", {"n_hidden_sets": 200, "hidden_set_size": 50}, cfg, sample=16)
+    assert large["mem_mb"] > small["mem_mb"] > 500

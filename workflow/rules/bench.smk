@@ -80,6 +80,5 @@ rule budget:
         raw_dir=lambda w, input: next((str(Path(s).parent) for s in input.stores if s.endswith(".sources.json")), None),
         config=lambda w: {k: config[k] for k in ("seed", "solver", "data", "struc2vec", "protocol", "train", "models")},
         sample=config["bench"]["budget_sample"],
-        cores=workflow.cores,
     script:
         "../scripts/budget.py"

@@ -1,34 +1,57 @@
+# Training at the protocol's grain: one job per dataset, model, grid point, split and seed
+# (repset/protocol/jobs.py). Later splits of a grid searched on the first `protocol.grid_splits`
+# splits train the point chosen there: their point is `chosen` and they wait for `grid_choice`.
+
+
 rule train:
     input:
-        store=lambda w: store_path(w.dataset, config),
+        unpack(train_inputs),
     output:
-        runs="results/runs/{dataset}/{model}/seed{seed}.json",
+        record="results/runs/{dataset}/{model}/{point}/split{split}_seed{seed}.json",
+    wildcard_constraints:
+        **TRAIN_WILDCARDS,
     log:
-        "logs/train/{dataset}/{model}/seed{seed}.log",
+        "logs/train/{dataset}/{model}/{point}/split{split}_seed{seed}.log",
     benchmark:
-        "benchmarks/train/{dataset}/{model}/seed{seed}.tsv"
+        "benchmarks/train/{dataset}/{model}/{point}/split{split}_seed{seed}.tsv"
     threads: 1
+    resources:
+        runtime=lambda w: job_request(w, "runtime", 120),
+        mem_mb=lambda w: job_request(w, "mem_mb", 2000),
+        gpu=lambda w: int(train_settings(config, w.model).get("device", "cpu") == "cuda"),
+    # on a cluster, jobs whose request is at most 15 minutes travel in groups (profiles/slurm: group-components)
+    group:
+        lambda w: "short_training" if job_request(w, "runtime", 120) <= 15 else None
     conda:
         "../../environment.yml"
     params:
-        # only what this run depends on: editing another model's grid or the dataset list reruns nothing here
-        config=lambda w: {
-            **{k: config[k] for k in ("data", "protocol", "train")},
-            "solver": config["solver"] if config["models"][w.model]["layer"] == "repset" else None,
-            "models": {w.model: config["models"][w.model]},
-        },
+        # only what this run depends on: editing another model, point or dataset reruns nothing here
+        settings=lambda w: run_settings(config, w.model, w.point),
+        run=lambda w: vars(job_run(w)),
     script:
         "../scripts/train.py"
 
 
+rule grid_choice:
+    input:
+        records=lambda w: grid_choice_inputs(config, w.dataset, w.model, int(w.seed)),
+    output:
+        choice="results/runs/{dataset}/{model}/grid_seed{seed}.json",
+    wildcard_constraints:
+        dataset=TRAIN_WILDCARDS["dataset"],
+        model=TRAIN_WILDCARDS["model"],
+        seed=TRAIN_WILDCARDS["seed"],
+    log:
+        "logs/train/{dataset}/{model}/grid_seed{seed}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid_choice.py"
+
+
 rule aggregate:
     input:
-        runs=[
-            f"results/runs/{d}/{m}/seed{s}.json"
-            for d in DATASETS
-            for m in config["models"]
-            for s in config["protocol"]["seeds"]
-        ],
+        runs=[run.path for run in runs(config)],
     output:
         runs="results/aggregate/runs.csv",
         selected="results/aggregate/selected.csv",

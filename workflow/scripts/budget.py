@@ -5,10 +5,10 @@ from repset.pipeline.budget import graph_shape, text_shape, write_budget
 from repset.threads import set_threads
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-set_threads(1)  # as the training jobs (threads: 1); the wall-clock estimate runs `cores` of them at once
+set_threads(1)  # as the training jobs (threads: 1); the wall-clock estimates replay them on 2, 8, 64 and unbounded cores
 p = snakemake.params
 c = p.config
 shapes = [text_shape(d, store) if d in p.text else
           graph_shape(d, p.raw_dir, c["struc2vec"]["dim"], c["data"]["val_fraction"], c["seed"])
           for d, store in zip(p.datasets, snakemake.input.stores)]
-write_budget(shapes, c, p.cores, snakemake.output.table, snakemake.output.summary, sample=p.sample)
+write_budget(shapes, c, snakemake.output.table, snakemake.output.summary, sample=p.sample)

@@ -1,0 +1,81 @@
+"""Training jobs at the grain of one run: counts, paths, the grid choice's inputs, wildcard checks."""
+import re
+
+import pytest
+import yaml
+from repo_paths import ROOT
+
+from repset.protocol.jobs import (CHOSEN, Run, check_run, grid_choice_inputs, model_runs, run_settings, runs,
+                                  searched_splits, wildcard_patterns)
+
+
+@pytest.fixture
+def config():
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["datasets"] = {"text": ["bbcsport", "reuters"], "graph": ["MUTAG"]}
+    return config
+
+
+def test_every_split_searches_the_grid_when_grid_splits_is_null(config):
+    config["protocol"]["grid_splits"] = None
+    jobs = runs(config)
+    # bbcsport 5 splits, reuters 1 (predefined), MUTAG 100 folds; repset and approx 12 points, 5 baselines 1
+    assert len(jobs) == (5 + 1 + 100) * (12 + 12 + 5)
+    assert not any(j.point == CHOSEN for j in jobs)
+    assert len(set(j.path for j in jobs)) == len(jobs)
+
+
+def test_later_splits_train_the_choice(config):
+    config["protocol"]["grid_splits"] = 2
+    repset = model_runs(config, "bbcsport", "repset", seed=0)
+    assert [(r.split, r.point) for r in repset[-3:]] == [(2, CHOSEN), (3, CHOSEN), (4, CHOSEN)]
+    assert len(repset) == 2 * 12 + 3 and searched_splits(config, "bbcsport", "repset") == 2
+    assert searched_splits(config, "reuters", "repset") == 1            # a single predefined split
+    assert searched_splits(config, "MUTAG", "deepsets") == 100          # no grid: every split is a plain run
+    inputs = grid_choice_inputs(config, "bbcsport", "repset", 0)
+    assert len(inputs) == 24 and inputs[0] == "results/runs/bbcsport/repset/k10-m20/split0_seed0.json"
+    assert repset[-1].path == "results/runs/bbcsport/repset/chosen/split4_seed0.json"
+
+
+def test_seeds_multiply_the_jobs(config):
+    config["protocol"]["seeds"] = [0, 3]
+    jobs = [j for j in runs(config) if j.dataset == "bbcsport" and j.model == "deepsets"]
+    assert sorted({j.seed for j in jobs}) == [0, 3] and len(jobs) == 10
+
+
+@pytest.mark.parametrize("wildcards, message", [
+    (("bbcsport", "deepsets", "k10-m20", "0", "0"), "grid point 'k10-m20' is not in the grid of deepsets"),
+    (("bbcsport", "repset", "k10-m20", "5", "0"), r"split 5 of bbcsport: the protocol has splits 0..4"),
+    (("bbcsport", "repset", CHOSEN, "0", "0"), "split 0 of bbcsport searches the grid of repset"),
+    (("BBCSPORT", "repset", "k10-m20", "0", "0"), "dataset 'BBCSPORT' is not in the config's datasets"),
+    (("bbcsport", "hungarian", "default", "0", "0"), "model 'hungarian' is not in the config's models"),
+])
+def test_check_run_says_what_is_wrong(config, wildcards, message):
+    with pytest.raises(ValueError, match=message):
+        check_run(config, *wildcards)
+
+
+def test_check_run_accepts_the_protocols_runs(config):
+    assert check_run(config, "bbcsport", "repset", CHOSEN, "3", "0") == Run("bbcsport", "repset", CHOSEN, 3, 0)
+    assert check_run(config, "MUTAG", "nn_mean", "default", "99", "7").seed == 7
+
+
+def test_wildcard_patterns_match_exactly_the_configs_names(config):
+    patterns = {k: re.compile(f"^(?:{v})$") for k, v in wildcard_patterns(config).items()}
+    assert patterns["dataset"].match("bbcsport") and not patterns["dataset"].match("BBCSPORT")
+    assert patterns["model"].match("approx_repset") and not patterns["model"].match("approx")
+    assert patterns["point"].match("k50-m100") and patterns["point"].match(CHOSEN) and patterns["point"].match("default")
+    assert not patterns["point"].match("k7-m100") and not patterns["split"].match("abc")
+
+
+def test_run_settings_hold_only_what_the_run_depends_on(config):
+    one = run_settings(config, "repset", "k20-m50")
+    assert one["options"] == {"solver": config["solver"], "n_hidden_sets": 50, "hidden_set_size": 20}
+    assert one["layer"] == "repset" and one["train"]["lr"] == 0.01
+    assert set(run_settings(config, "repset", CHOSEN)["options"]) == set(model_runs_points(config))
+    config["models"]["deepsets"]["grid"] = {"n_hidden_sets": [1]}          # editing another model
+    assert run_settings(config, "repset", "k20-m50") == one
+
+
+def model_runs_points(config):
+    return {r.point for r in model_runs(config, "bbcsport", "repset", 0) if r.split == 0}

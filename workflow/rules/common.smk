@@ -1,0 +1,19 @@
+# Helpers of the rules: wildcards -> protocol runs, inputs and cluster requests.
+
+
+def job_run(w):
+    """The Run the wildcards name (ValueError, at DAG time, when the split, point or seed is not the protocol's)."""
+    return check_run(config, w.dataset, w.model, w.point, w.split, w.seed)
+
+
+def train_inputs(w):
+    run = job_run(w)
+    inputs = {"store": store_path(run.dataset, config)}
+    if run.point == CHOSEN:
+        inputs["choice"] = grid_choice_path(run.dataset, run.model, run.seed)
+    return inputs
+
+
+def job_request(w, key, default):
+    """The budget's request for this job (results/budget/protocol.csv), else the profile's default."""
+    return JOB_RESOURCES.get((w.dataset, w.model, w.point), {}).get(key, default)
