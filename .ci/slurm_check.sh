@@ -10,12 +10,14 @@
 #      background, with all state, spool, sockets and logs in a temporary directory; a
 #      one-node cluster "localhost" (all CPUs, partition `debug`, no accounting);
 #   3. clones the repository (plus the working tree's uncommitted, non-ignored changes)
-#      into the temporary directory and runs there
-#          snakemake --profile profiles/slurm figures/toy.pdf
-#      so the checkout's own outputs are never touched;
-#   4. asserts figures/toy.{pdf,png} and results/toy/record.json exist and that the toy
-#      job ran as a SLURM job (snakemake's "SLURM jobid N", the plugin's log
-#      .snakemake/slurm_logs/rule_toy/N.log, slurmctld's job completion record for N).
+#      into the temporary directory and runs there, with the quick profile's config,
+#          snakemake --profile profiles/slurm <the 4 grid points of ApproxRepSet on BBCSPORT split 0>
+#      (4 training jobs, one per grid point, after BBCSPORT's download and store), so the
+#      checkout's own outputs are never touched; squeue is sampled every 0.5 s meanwhile;
+#   4. asserts every run record exists, that every training job ran as a SLURM job
+#      (snakemake's "SLURM jobid N", the plugin's log .snakemake/slurm_logs/rule_train/N.log,
+#      slurmctld's COMPLETED record for N), and that squeue saw at least two of them RUNNING
+#      at the same time.
 # A trap stops every daemon started here by its PID (after cancelling any job left),
 # restores /etc/slurm/slurm.conf, and removes the temporary directory, also on failure.
 #
@@ -38,7 +40,7 @@ SLURMD_PORT=16818
 T_START=$(date +%s)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=""
-MUNGED_PID="" CTLD_PID="" SLURMD_PID="" SM_PID="" TAIL_PID=""
+MUNGED_PID="" CTLD_PID="" SLURMD_PID="" SM_PID="" TAIL_PID="" SQUEUE_PID=""
 CONF=/etc/slurm/slurm.conf
 CONF_BACKUP=""
 CONF_WRITTEN=0
@@ -90,6 +92,7 @@ cleanup() {
     # jobs it leaves are cancelled below.
     stop_pid snakemake "$SM_PID" 10
     stop_pid "tail of snakemake's log" "$TAIL_PID" 2
+    stop_pid "squeue sampler" "$SQUEUE_PID" 2
     # Jobs still queued/running would leave slurmstepd and job processes behind.
     if [[ -n $CTLD_PID ]] && kill -0 "$CTLD_PID" 2>/dev/null; then
         if [[ -n $(timeout 10 squeue -h -o %i 2>/dev/null) ]]; then
@@ -337,17 +340,26 @@ PY
 phase_done "dry run of rule all" "$t"
 
 # ---------------------------------------------------------------- 5. run
-# Nothing of the checkout's outputs is here (ignored files are not cloned/copied),
-# but make sure the toy really runs.
-rm -f figures/toy.pdf figures/toy.png results/toy/record.json
+# Split jobs of the protocol: the quick profile's 2 x 2 grid of ApproxRepSet on BBCSPORT's split 0,
+# one SLURM job per grid point (the data mirror beside the checkout stands in for the network).
+TARGETS=()
+for point in k5-m10 k5-m20 k10-m10 k10-m20; do
+    TARGETS+=("results/runs/bbcsport/approx_repset/$point/split0_seed0.json")
+done
+rm -rf results/runs
 t=$(date +%s)
-log "snakemake --profile profiles/slurm figures/toy.pdf (node: $node_cpus CPUs, ${real_mem} MB)"
+log "snakemake --profile profiles/slurm ${#TARGETS[@]} split jobs (node: $node_cpus CPUs, ${real_mem} MB)"
+# squeue every 0.5 s: which jobs are RUNNING (the concurrency assertion reads this)
+( while true; do echo "$(date +%s.%N) $(timeout 5 squeue -h -t RUNNING -o '%i:%j' 2>/dev/null | paste -sd' ')"; sleep 0.5; done ) \
+    >"$WORK/log/squeue_running.log" 2>/dev/null &
+SQUEUE_PID=$!
 # In the background, so that a signal to this script is acted on at once (the trap
 # then stops snakemake and cancels its jobs), and with our own deadline.
 snakemake --profile profiles/slurm \
+    --configfile quick.yaml --config "data_mirror=$REPO/../shared/data/mirror" \
     --slurm-keep-successful-logs \
     --slurm-init-seconds-before-status-checks 10 \
-    figures/toy.pdf >"$WORK/log/snakemake.out" 2>&1 &
+    "${TARGETS[@]}" >"$WORK/log/snakemake.out" 2>&1 &
 SM_PID=$!
 tail -n +1 -f --pid="$SM_PID" "$WORK/log/snakemake.out" &
 TAIL_PID=$!
@@ -365,38 +377,50 @@ wait "$SM_PID" || sm_rc=$?
 SM_PID=""
 wait "$TAIL_PID" || true
 TAIL_PID=""
+stop_pid "squeue sampler" "$SQUEUE_PID" 2
+SQUEUE_PID=""
 phase_done "snakemake via SLURM" "$t"
 [[ $sm_rc -eq 0 ]] || die "snakemake exited with $sm_rc"
 
 # ---------------------------------------------------------------- 6. assertions
-for f in figures/toy.pdf figures/toy.png results/toy/record.json; do
+for f in "${TARGETS[@]}"; do
     [[ -s $f ]] || die "output $f missing or empty"
+    python -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['test']['error'] >= 0 and r['split'] == 0, r" "$f" \
+        || die "$f is not a run record"
 done
-python -c "import json,sys; r=json.load(open('results/toy/record.json')); assert isinstance(r, dict) and r, r" \
-    || die "results/toy/record.json is not a JSON object"
-head -c 5 figures/toy.pdf | grep -q '%PDF' || die "figures/toy.pdf is not a PDF"
-
-jobid=$(sed -n 's/.*submitted with SLURM jobid \([0-9][0-9]*\).*/\1/p' "$WORK/log/snakemake.out" | head -n1)
-[[ -n $jobid ]] || die "snakemake's log names no SLURM job id (did it run through the slurm executor?)"
-slurm_log=$(find .snakemake/slurm_logs/rule_toy -name "$jobid.log" 2>/dev/null | head -n1)
-[[ -n $slurm_log && -s $slurm_log ]] || die "no plugin log .snakemake/slurm_logs/rule_toy/**/$jobid.log"
-grep -q "rule toy" "$slurm_log" || die "$slurm_log does not show rule toy running"
-grep -Eq "Finished job|[0-9]+ of [0-9]+ steps \(100%\) done" "$slurm_log" \
-    || die "$slurm_log does not show the job finishing"
-grep -q "JobId=$jobid .*JobState=COMPLETED" "$WORK/log/jobcomp.log" \
-    || die "slurmctld's job completion log has no COMPLETED record for job $jobid"
 run_id=$(sed -n 's/^SLURM run ID: \([-0-9a-f]*\).*/\1/p' "$WORK/log/snakemake.out" | head -n1)
 [[ -n $run_id ]] || die "snakemake's log has no 'SLURM run ID'"
-grep -q "JobId=$jobid .*Name=$run_id " "$WORK/log/jobcomp.log" \
-    || die "SLURM job $jobid is not named after this run ($run_id)"
-grep -q "JobId=$jobid" "$WORK/log/slurmctld.log" || die "slurmctld.log never mentions job $jobid"
-
-log "SLURM job $jobid ran rule toy:"
-grep "JobId=$jobid " "$WORK/log/jobcomp.log" | tr ' ' '\n' \
-    | grep -E '^(JobId|Name|Partition|JobState|NodeList|ProcCnt|StartTime|EndTime|WorkDir|ExitCode)=' | paste -sd' '
-grep -E "JobId=$jobid( |$)" "$WORK/log/slurmctld.log" | sed 's/^/  slurmctld: /' | head -n 5
-log "plugin log: $slurm_log ($(wc -l <"$slurm_log") lines)"
-ls -l figures/toy.pdf figures/toy.png results/toy/record.json
+train_ids=()
+for jobid in $(sed -n 's/.*submitted with SLURM jobid \([0-9][0-9]*\).*/\1/p' "$WORK/log/snakemake.out"); do
+    slurm_log=$(find .snakemake/slurm_logs/rule_train -name "$jobid.log" 2>/dev/null | head -n1)
+    [[ -n $slurm_log ]] || continue        # the download / store jobs
+    grep -q "rule train" "$slurm_log" || die "$slurm_log does not show rule train running"
+    grep -Eq "Finished job|[0-9]+ of [0-9]+ steps \(100%\) done" "$slurm_log" \
+        || die "$slurm_log does not show the job finishing"
+    grep -q "JobId=$jobid .*JobState=COMPLETED" "$WORK/log/jobcomp.log" \
+        || die "slurmctld's job completion log has no COMPLETED record for job $jobid"
+    train_ids+=("$jobid")
+done
+(( ${#train_ids[@]} == ${#TARGETS[@]} )) \
+    || die "expected ${#TARGETS[@]} training jobs in SLURM, found ${#train_ids[@]} (${train_ids[*]})"
+python - "$WORK/log/squeue_running.log" "${train_ids[@]}" <<'PY' || die "squeue never showed two training jobs running at once"
+import sys
+ids = set(sys.argv[2:])
+most, when = 0, None
+for line in open(sys.argv[1]):
+    stamp, *jobs = line.split()
+    running = {j.split(":")[0] for j in jobs} & ids
+    if len(running) > most:
+        most, when = len(running), (stamp, sorted(running))
+print(f"  most training jobs RUNNING at once in squeue: {most} (at {when})")
+sys.exit(0 if most >= 2 else 1)
+PY
+log "training jobs ${train_ids[*]} ran through SLURM:"
+for jobid in "${train_ids[@]}"; do
+    grep "JobId=$jobid " "$WORK/log/jobcomp.log" | tr ' ' '\n' \
+        | grep -E '^(JobId|JobState|NodeList|ProcCnt|StartTime|EndTime|ExitCode)=' | paste -sd' '
+done
+ls -l "${TARGETS[@]}"
 
 echo
 log "timings:"

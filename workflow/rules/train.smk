@@ -33,6 +33,8 @@ rule train:
 
 
 rule grid_choice:
+    # reads a few records: run it on the submitting node, not as a cluster job
+    localrule: True
     input:
         records=lambda w: grid_choice_inputs(config, w.dataset, w.model, int(w.seed)),
     output:
