@@ -9,12 +9,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path in the target's folder; rename it onto ``target`` only on success."""
+    """Yield a temporary path in the target's folder; rename it onto ``target`` only on success.
+    The file gets the permissions a plain ``open`` would give it (0666 minus the umask; mkstemp's
+    own 0600 would hide results from the group on a shared cluster folder)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix + ".part", dir=target.parent)
+    os.fchmod(fd, 0o666 & ~_umask())
     os.close(fd)
     try:
         yield Path(tmp)

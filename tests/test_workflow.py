@@ -17,9 +17,40 @@ def snakemake(*args):
 
 
 def test_dry_run_all_plans_the_toy():
-    out = snakemake("-n", "all", "--forceall")
+    out = snakemake("-n", "all", "--forceall", "--configfile", "quick.yaml")
     assert out.returncode == 0, out.stderr
     assert "toy" in out.stdout
+
+
+def test_unlock_needs_no_cores(tmp_path):
+    # in a folder of its own: unlocking the checkout could free a run in progress there
+    shutil.copy(ROOT / "config.yaml", tmp_path)
+    out = snakemake("--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "--unlock")
+    assert out.returncode == 0 and "Unlocked working directory" in out.stdout + out.stderr, out.stderr
+
+
+def test_split_jobs_refuse_targets_outside_the_protocol():
+    run = "results/runs/bbcsport/repset/k5-m10/split0_seed0.json"
+    ok = snakemake("-n", "--forceall", run, "--configfile", "quick.yaml")
+    assert ok.returncode == 0 and "wildcards: dataset=bbcsport, model=repset, point=k5-m10, split=0, seed=0" in ok.stdout
+    for bad, message in [(run.replace("split0", "splitabc"), "No rule to produce"),
+                         (run.replace("bbcsport", "BBCSPORT"), "No rule to produce"),
+                         (run.replace("split0", "split1"), "split 1 of bbcsport: the protocol has splits 0..0"),
+                         (run.replace("k5-m10", "k7-m10"), "No rule to produce"),
+                         (run.replace("repset/k5-m10", "deepsets/k5-m10"), "grid point 'k5-m10' is not in the grid of deepsets")]:
+        out = snakemake("-n", bad, "--configfile", "quick.yaml")
+        assert out.returncode != 0 and message in out.stdout + out.stderr, (bad, out.stdout[-2000:])
+
+
+def test_cuda_models_ask_for_a_gpu(tmp_path):
+    override = tmp_path / "cuda.yaml"
+    override.write_text("models: {repset: {train: {lr: 0.01, device: cuda}}}\n")
+    out = snakemake("-n", "--forceall", "results/runs/bbcsport/repset/k5-m10/split0_seed0.json",
+                    "results/runs/bbcsport/deepsets/default/split0_seed0.json", "--configfile", "quick.yaml", str(override))
+    assert out.returncode == 0, out.stderr
+    jobs = out.stdout.split("rule train:")[1:]
+    gpus = {("repset" if "model=repset" in j else "deepsets"): ("gpu=1" in j) for j in jobs}
+    assert gpus == {"repset": True, "deepsets": False}
 
 
 def test_lint_is_clean():

@@ -3,7 +3,7 @@ rule bench_solvers:
         table="results/bench/solvers.csv",
     log:
         "logs/bench/solvers.log",
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:
@@ -18,7 +18,7 @@ rule bench_epoch:
         table="results/bench/epoch.csv",
     log:
         "logs/bench/epoch.log",
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:
@@ -71,7 +71,7 @@ rule budget:
         summary=report("results/budget/protocol.md", caption="../report/budget.rst", category="Benchmarks"),
     log:
         "logs/bench/budget.log",
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:

@@ -42,7 +42,7 @@ rule struc2vec:
         "logs/embed/{dataset}.struc2vec.log",
     benchmark:
         "benchmarks/embed/{dataset}.struc2vec.tsv"
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:

@@ -5,7 +5,7 @@ rule runtime_table:
         "logs/runtime.log",
     benchmark:
         "benchmarks/runtime.tsv"
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:

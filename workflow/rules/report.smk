@@ -7,7 +7,7 @@ rule wmd:
         "logs/wmd/{dataset}.log",
     benchmark:
         "benchmarks/wmd/{dataset}.tsv"
-    threads: workflow.cores
+    threads: ALL_CORES
     conda:
         "../../environment.yml"
     params:

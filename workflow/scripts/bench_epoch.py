@@ -3,12 +3,13 @@ import logging
 
 from repset.bench.epoch import EpochShape, epoch_benchmark
 from repset.io import atomic_path
+from repset.pipeline.joblog import job_log
 from repset.threads import set_threads
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-logging.info("threads: %s", set_threads(snakemake.threads))
-b = snakemake.params.bench
-table = epoch_benchmark(b["epoch_variants"], EpochShape(**b["epoch_shape"]), repeats=b["epoch_repeats"], seed=snakemake.params.seed)
-logging.info("\n%s", table.to_string())
-with atomic_path(snakemake.output.table) as tmp:
-    table.to_csv(tmp, index=False)
+with job_log(snakemake.log[0]):
+    logging.info("threads: %s", set_threads(snakemake.threads))
+    b = snakemake.params.bench
+    table = epoch_benchmark(b["epoch_variants"], EpochShape(**b["epoch_shape"]), repeats=b["epoch_repeats"], seed=snakemake.params.seed)
+    logging.info("\n%s", table.to_string())
+    with atomic_path(snakemake.output.table) as tmp:
+        table.to_csv(tmp, index=False)

@@ -1,7 +1,6 @@
 """The grid point that later splits train: validation's most frequent choice on the searched splits."""
-import logging
-
+from repset.pipeline.joblog import job_log
 from repset.pipeline.train import grid_choice
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-grid_choice(snakemake.input.records, snakemake.output.choice)
+with job_log(snakemake.log[0]):
+    grid_choice(snakemake.input.records, snakemake.output.choice)

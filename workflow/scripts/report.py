@@ -4,11 +4,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from repset.pipeline.joblog import job_log
 from repset.report.document import ours_long, result_tables, write_report
 
-ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
-tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables
-metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
-budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
-write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
-             extra_sections=[("Cost of the full protocol on this machine (estimate)", budget)])
+with job_log(snakemake.log[0]):
+    ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
+    tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables
+    metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
+    budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
+    write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
+                 extra_sections=[("Cost of the full protocol on this machine (estimate)", budget)])

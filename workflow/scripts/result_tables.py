@@ -3,7 +3,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from repset.pipeline.joblog import job_log
 from repset.report.document import ours_long, result_tables
 
-ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
-result_tables(ours, Path(snakemake.output.text[0]).parent, snakemake.params.text, snakemake.params.graph)
+with job_log(snakemake.log[0]):
+    ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
+    result_tables(ours, Path(snakemake.output.text[0]).parent, snakemake.params.text, snakemake.params.graph)

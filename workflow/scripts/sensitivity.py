@@ -2,8 +2,10 @@
 import pandas as pd
 
 from repset.datasets import get_spec
+from repset.pipeline.joblog import job_log
 from repset.report.sensitivity import plot_sensitivity, sensitivity_grid
 
-name = snakemake.wildcards.dataset
-grid = sensitivity_grid(pd.read_csv(snakemake.input.runs), get_spec(name).name)
-plot_sensitivity(grid, f"RepSet test error (%) on {get_spec(name).display}", snakemake.output.pdf, snakemake.output.png)
+with job_log(snakemake.log[0]):
+    name = snakemake.wildcards.dataset
+    grid = sensitivity_grid(pd.read_csv(snakemake.input.runs), get_spec(name).name)
+    plot_sensitivity(grid, f"RepSet test error (%) on {get_spec(name).display}", snakemake.output.pdf, snakemake.output.png)
