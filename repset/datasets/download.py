@@ -54,16 +54,33 @@ def verify_file(path: str | os.PathLike, source: Source) -> str:
     return actual
 
 
+#: values of the mirror setting that mean "no mirror" (``--config data_mirror=null`` arrives as a string)
+_UNSET = {"", "null", "none", "~"}
+
+
+def mirror_candidates(mirror: str | os.PathLike | None = None) -> list[Path]:
+    """Where a mirror may be, in order: the argument (the config key), then ``$REPSET_DATA_MIRROR``;
+    unset values (None, "", "null", "none") are skipped."""
+    values = [mirror, os.environ.get(MIRROR_ENV)]
+    return [Path(v).expanduser() for v in values if v is not None and str(v).strip().lower() not in _UNSET]
+
+
+def mirror_dirs(mirror: str | os.PathLike | None = None) -> list[Path]:
+    """The mirror directories that exist, in the order of :func:`mirror_candidates`."""
+    return [p for p in mirror_candidates(mirror) if p.is_dir()]
+
+
 def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
-    """The mirror directory: the argument, else ``$REPSET_DATA_MIRROR``, else None."""
-    if mirror is None:
-        mirror = os.environ.get(MIRROR_ENV) or None
-    return Path(mirror).expanduser() if mirror is not None else None
+    """The first existing mirror directory of :func:`mirror_candidates`, else None."""
+    found = mirror_dirs(mirror)
+    return found[0] if found else None
 
 
-def _hint() -> str:
+def _hint(mirror: str | os.PathLike | None = None) -> str:
+    missing = [str(p) for p in mirror_candidates(mirror) if not p.is_dir()]
     return (f"set the config key `{CONFIG_KEY}` or the environment variable {MIRROR_ENV} to a directory "
-            f"laid out like the data mirror (see SOURCES.md)")
+            f"laid out like the data mirror (see SOURCES.md)"
+            + (f"; not a directory: {', '.join(missing)}" if missing else ""))
 
 
 def _copy_verified(src_stream, target: Path, source: Source, label: str, total: int | None, progress: bool) -> Path:
@@ -95,7 +112,8 @@ def _copy_verified(src_stream, target: Path, source: Source, label: str, total: 
     return target
 
 
-def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool) -> Path:
+def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
+              mirror: str | os.PathLike | None = None) -> Path:
     assert source.url is not None
     last: Exception | None = None
     for attempt in range(max(1, retries)):
@@ -109,12 +127,12 @@ def _download(source: Source, target: Path, retries: int, backoff: float, timeou
                                       progress)
         except urllib.error.HTTPError as e:
             if e.code < 500 and e.code != 429:  # permanent: not found, forbidden, ...
-                raise OfflineError(f"cannot download {source.url}: HTTP {e.code}; {_hint()}") from e
+                raise OfflineError(f"cannot download {source.url}: HTTP {e.code}; {_hint(mirror)}") from e
             last = e
         except (urllib.error.URLError, OSError, TimeoutError) as e:
             last = e
     raise OfflineError(f"cannot download {source.url} after {max(1, retries)} attempt(s) ({last}); "
-                       f"offline? {_hint()}") from last
+                       f"offline? {_hint(mirror)}") from last
 
 
 def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None, *,
@@ -122,8 +140,8 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
           progress: bool = True) -> Path:
     """Return the path of ``source`` in ``cache_dir``, fetching it first if needed.
 
-    Order: a cached file with the right hash is reused; else the mirror copy (argument, else
-    ``$REPSET_DATA_MIRROR``) is copied in and verified; else the URL is downloaded (retries with
+    Order: a cached file with the right hash is reused; else the mirror copy (the first of the argument
+    and ``$REPSET_DATA_MIRROR`` that holds it: :func:`mirror_dirs`) is copied in and verified; else the URL is downloaded (retries with
     exponential backoff) and verified before the rename. Sources without a pinned sha256 are refused
     unless ``allow_unverified=True``. Raises :class:`ChecksumError` or :class:`OfflineError`.
     """
@@ -134,8 +152,8 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
     if target.is_file():
         if source.sha256 is None or sha256_file(target) == source.sha256:
             return target
-    mirror_dir = resolve_mirror(mirror)
-    if mirror_dir is not None and (mirror_dir / source.path).is_file():
+    mirror_dir = next((d for d in mirror_dirs(mirror) if (d / source.path).is_file()), None)
+    if mirror_dir is not None:
         src = mirror_dir / source.path
         if src.resolve() == target.resolve():
             verify_file(src, source)
@@ -144,12 +162,12 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
             return _copy_verified(f, target, source, str(src), src.stat().st_size, progress=False)
     if source.url is None:
         raise OfflineError(f"{source.path} has no public URL ({source.note or 'not published'}): place it at "
-                           f"<mirror>/{source.path}; {_hint()}")
+                           f"<mirror>/{source.path}; {_hint(mirror)}")
     if source.packed:
         raise OfflineError(f"{source.path} was packed from many files at {source.url} and cannot be downloaded as "
                            f"one file: place it at <mirror>/{source.path}, or use the dataset's alternative source; "
-                           f"{_hint()}")
-    return _download(source, target, retries, backoff, timeout, progress)
+                           f"{_hint(mirror)}")
+    return _download(source, target, retries, backoff, timeout, progress, mirror)
 
 
 def fetch_all(spec: DatasetSpec, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None,
@@ -170,14 +188,14 @@ def local_paths(sources: tuple[Source, ...] | list[Source], raw_dir: str | os.Pa
         return [fetch(s, cache_dir, raw_dir, **kw) for s in sources]
     root = resolve_mirror(raw_dir)
     if root is None:
-        raise OfflineError(f"no raw data directory given and no cache_dir; {_hint()}")
+        raise OfflineError(f"no raw data directory given and no cache_dir; {_hint(raw_dir)}")
     out = []
     for s in sources:
         if s.sha256 is None and not kw.get("allow_unverified", False):
             raise UnverifiedSourceError(f"{s.path} has no pinned sha256; pass allow_unverified=True to use it")
         p = root / s.path
         if not p.is_file():
-            raise OfflineError(f"{p} not found (public URL: {s.url}); pass cache_dir= to download it, or {_hint()}")
+            raise OfflineError(f"{p} not found (public URL: {s.url}); pass cache_dir= to download it, or {_hint(raw_dir)}")
         if verify:
             verify_file(p, s)
         out.append(p)

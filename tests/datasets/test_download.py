@@ -140,3 +140,25 @@ def test_local_paths_verifies_in_place(tmp_path):
     assert D.local_paths([src], mirror, verify=False) == [mirror / "ds/file.txt"]
     with pytest.raises(D.OfflineError, match="not found"):
         D.local_paths([Source("ds/missing.txt", "https://example.invalid/m", SHA)], mirror)
+
+
+def test_environment_mirror_is_used_where_the_configured_one_does_not_exist(tmp_path, monkeypatch):
+    mirror = _mirror(tmp_path)
+    monkeypatch.setenv("REPSET_DATA_MIRROR", str(mirror))
+    src = Source("ds/file.txt", "https://example.invalid/file.txt", SHA)
+    p = D.fetch(src, tmp_path / "cache", tmp_path / "absent-mirror", progress=False)   # config default missing
+    assert p.read_bytes() == DATA
+
+
+@pytest.mark.parametrize("unset", [None, "null", "None", ""])
+def test_unset_mirror_values_fall_back_to_the_environment(tmp_path, monkeypatch, unset):
+    mirror = _mirror(tmp_path)
+    monkeypatch.setenv("REPSET_DATA_MIRROR", str(mirror))
+    assert D.resolve_mirror(unset) == mirror
+    assert D.fetch(Source("ds/file.txt", None, SHA), tmp_path / f"cache{unset}", unset, progress=False).is_file()
+
+
+def test_offline_error_names_a_configured_mirror_that_does_not_exist(tmp_path, monkeypatch):
+    monkeypatch.delenv("REPSET_DATA_MIRROR", raising=False)
+    with pytest.raises(D.OfflineError, match="not a directory: .*nowhere"):
+        D.fetch(Source("ds/file.txt", None, SHA), tmp_path / "cache", tmp_path / "nowhere", progress=False)
