@@ -1,19 +1,111 @@
-"""Checks of a pipeline config that need the library (the JSON schema checks the rest)."""
+"""Checks of a pipeline config that need the library (the JSON schema checks the rest), run before any
+job: every error names the config key, so nothing fails at job time after other jobs have run."""
 from __future__ import annotations
 
+import inspect
+
 import solvers
+
+__all__ = ["check_config"]
 
 
 def check_config(config: dict) -> dict:
     """Raise ValueError naming the key when a value is not usable; return ``config`` unchanged."""
-    try:
-        solvers.get_solver(config["solver"])
-    except ValueError as err:
-        raise ValueError(f"config key 'solver': {err}") from None
-    except ImportError as err:
-        raise ValueError(f"config key 'solver': solver {config['solver']!r} needs a missing package: {err}") from None
+    _check_solver("solver", config["solver"])
     if "datasets" in config:
         from repset.protocol.plan import check_protocol
 
         check_protocol(config)
+        _check_models(config)
+        _check_dataset_lists(config)
+        _check_struc2vec(config)
+    for name in config.get("bench", {}).get("solvers", []):
+        _check_solver("bench.solvers", name)
+    _check_variants(config)
     return config
+
+
+def _check_solver(key: str, name: str) -> None:
+    try:
+        solvers.get_solver(name)
+    except ValueError as err:
+        raise ValueError(f"config key '{key}': {err}") from None
+    except ImportError as err:
+        raise ValueError(f"config key '{key}': solver {name!r} needs a missing package: {err}") from None
+
+
+def _check_models(config: dict) -> None:
+    """Build every grid point's layer once (in_dim 2): a misspelled option or grid key, a value the layer
+    refuses (``n_hidden_sets: [0]``) or a grid that leaves a required option unset is named here."""
+    from repset.protocol.plan import layer_options
+    from repset.training import build_layer
+
+    for model, spec in config["models"].items():
+        for point, options in layer_options(config, model).items():
+            try:
+                build_layer(spec["layer"], 2, **options)
+            except (TypeError, ValueError) as err:
+                where = "options" if point == "default" else f"grid (point {point})"
+                raise ValueError(f"config key 'models.{model}.{where.split(' ')[0]}': layer {spec['layer']!r} "
+                                 f"with {options} in its {where}: {err}") from None
+
+
+def _check_dataset_lists(config: dict) -> None:
+    """``sensitivity`` and ``wmd.datasets`` name datasets of ``datasets`` (any spelling the registry
+    knows); ``verify.set_dataset`` is a text dataset."""
+    from repset.datasets.registry import get_spec
+    from repset.protocol.plan import datasets, text_datasets
+
+    known, text = datasets(config), text_datasets(config)
+    for key, names, allowed in (("sensitivity", config.get("sensitivity", []), known),
+                                ("wmd.datasets", config.get("wmd", {}).get("datasets", []), text)):
+        for name in names:
+            try:
+                canonical = get_spec(name).name
+            except ValueError as err:
+                raise ValueError(f"config key '{key}': {err}") from None
+            if canonical not in allowed:
+                raise ValueError(f"config key '{key}': {name!r} is not among the config's "
+                                 f"{'text ' if key == 'wmd.datasets' else ''}datasets {allowed}")
+    name = config.get("verify", {}).get("set_dataset")
+    if name is not None:
+        try:
+            kind = get_spec(name).kind
+        except ValueError as err:
+            raise ValueError(f"config key 'verify.set_dataset': {err}") from None
+        if kind != "text":
+            raise ValueError(f"config key 'verify.set_dataset': {name} is a {kind} dataset; a text dataset is needed")
+
+
+def _check_struc2vec(config: dict) -> None:
+    """``struc2vec`` and its ``per_dataset`` overrides: known options, graph datasets of the config."""
+    from repset.datasets.registry import get_spec
+    from repset.embed import struc2vec
+
+    valid = set(inspect.signature(struc2vec).parameters) - {"n_nodes", "edges", "seed", "tmp_dir"}
+    options = config.get("struc2vec", {})
+    unknown = sorted(set(options) - valid - {"per_dataset"})
+    if unknown:
+        raise ValueError(f"config key 'struc2vec': unknown options {unknown}; valid: {', '.join(sorted(valid))}")
+    for name, overrides in options.get("per_dataset", {}).items():
+        key = f"struc2vec.per_dataset.{name}"
+        try:
+            spec = get_spec(name)
+        except ValueError as err:
+            raise ValueError(f"config key '{key}': {err}") from None
+        if spec.kind != "graph":
+            raise ValueError(f"config key '{key}': {name} is a {spec.kind} dataset; struc2vec embeds graphs")
+        if not isinstance(overrides, dict) or set(overrides) - valid:
+            bad = sorted(set(overrides) - valid) if isinstance(overrides, dict) else overrides
+            raise ValueError(f"config key '{key}': unknown options {bad}; valid: {', '.join(sorted(valid))}")
+
+
+def _check_variants(config: dict) -> None:
+    from repset.bench.epoch import check_variants
+
+    for key, variants in (("bench.epoch_variants", config.get("bench", {}).get("epoch_variants", [])),
+                          ("runtime.variants", config.get("runtime", {}).get("variants", []))):
+        try:
+            check_variants(list(variants))
+        except ValueError as err:
+            raise ValueError(f"config key '{key}': {err}") from None
