@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-__all__ = ["SetDataset", "pad_sets", "length_mask", "check_set_batch"]
+__all__ = ["SetDataset", "pad_sets", "length_mask", "check_set_batch", "check_finite_output"]
 
 
 def pad_sets(sets: Sequence[torch.Tensor], dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -29,12 +29,13 @@ def length_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
     return torch.arange(n, device=lengths.device)[None, :] < lengths[:, None]
 
 
-def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int,
+                    dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Validate a padded batch ``V`` (B, N, d) with ``lengths`` (B,); return ``(V with zero padding, lengths)``.
 
-    Raises ValueError naming the argument: wrong rank or feature size, lengths out of ``[1, N]``
-    (empty sets are rejected: a set representation of nothing is undefined), NaN or inf in a valid
-    element. Padding may hold anything; it is replaced by zeros.
+    Raises ValueError naming the argument: wrong rank, feature size or dtype (``dtype``: the layer's
+    parameters'), lengths out of ``[1, N]`` (empty sets are rejected: a set representation of nothing is
+    undefined), NaN or inf in a valid element. Padding may hold anything; it is replaced by zeros.
     """
     if not isinstance(V, torch.Tensor) or V.ndim != 3:
         raise ValueError(f"V must be a tensor of shape (batch, set size, {in_dim}), got "
@@ -44,6 +45,9 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int) 
         raise ValueError(f"V has feature size {d}, the layer expects in_dim={in_dim}")
     if not V.is_floating_point():
         raise ValueError(f"V must be floating point, got {V.dtype}")
+    if dtype is not None and V.dtype != dtype:
+        raise ValueError(f"V has dtype {V.dtype} but the layer's parameters are {dtype}: pass V.to({dtype}) "
+                         f"or convert the layer with layer.to({V.dtype})")
     if lengths is None:
         lengths = torch.full((B,), N, dtype=torch.long, device=V.device)
     else:
@@ -53,6 +57,8 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int) 
         lengths = lengths.long()
     if B == 0:
         raise ValueError("V: empty batch")
+    if (lengths < 0).any():
+        raise ValueError(f"lengths must be >= 1, got negative lengths at sets {torch.nonzero(lengths < 0).flatten().tolist()[:10]}")
     if (lengths < 1).any():
         raise ValueError(f"lengths: empty sets are not allowed (sets {torch.nonzero(lengths < 1).flatten().tolist()[:10]})")
     if (lengths > N).any():
@@ -64,6 +70,16 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int) 
     if not torch.isfinite(V.sum()) and not torch.isfinite(V).all():
         raise ValueError("V contains NaN or infinite values in valid (non-padding) elements")
     return V, lengths
+
+
+def check_finite_output(x: torch.Tensor, layer: str) -> torch.Tensor:
+    """``x`` unchanged; ValueError when it holds NaN or inf although the input was finite (an overflow
+    inside ``layer``: the input or the weights are too large for their dtype)."""
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{layer}: the output is NaN or infinite for a finite input: values overflow "
+                         f"{x.dtype} inside the layer; rescale the input (or use float64)")
+    return x
+
 
 @dataclass
 class SetDataset:

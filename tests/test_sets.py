@@ -61,3 +61,10 @@ def test_invalid_offsets_and_labels():
         SetDataset(torch.zeros(3, 2), torch.tensor([0, 3]), torch.tensor([-1]))
     with pytest.raises(ValueError, match="differ in length"):
         SetDataset.from_sets([np.ones((1, 2))], [0, 1])
+
+
+def test_negative_lengths_are_named_as_such():
+    with pytest.raises(ValueError, match="lengths must be >= 1, got negative lengths at sets \\[1\\]"):
+        check_set_batch(torch.ones(2, 3, 4), torch.tensor([2, -1]), 4)
+    with pytest.raises(ValueError, match="empty sets are not allowed"):
+        check_set_batch(torch.ones(2, 3, 4), torch.tensor([2, 0]), 4)

@@ -1,8 +1,10 @@
 """Base class of the permutation-invariant set layers: one forward contract."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -29,9 +31,16 @@ class HiddenSetLayer(nn.Module):
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
                  normalize: str = "none", grad_mode: str = "sparse") -> None:
         super().__init__()
-        sizes = [hidden_set_size] * n_hidden_sets if isinstance(hidden_set_size, int) else list(hidden_set_size)
-        if in_dim < 1 or n_hidden_sets < 1:
-            raise ValueError(f"in_dim and n_hidden_sets must be >= 1, got {in_dim}, {n_hidden_sets}")
+        if not (_is_int(in_dim) and _is_int(n_hidden_sets)) or in_dim < 1 or n_hidden_sets < 1:
+            raise ValueError(f"in_dim and n_hidden_sets must be integers >= 1, got {in_dim!r}, {n_hidden_sets!r}")
+        in_dim, n_hidden_sets = int(in_dim), int(n_hidden_sets)
+        if _is_int(hidden_set_size):
+            sizes = [int(hidden_set_size)] * n_hidden_sets
+        elif isinstance(hidden_set_size, (Sequence, np.ndarray, torch.Tensor)) and all(
+                _is_int(s) for s in np.asarray(hidden_set_size).ravel().tolist()):
+            sizes = [int(s) for s in np.asarray(hidden_set_size).ravel().tolist()]
+        else:
+            sizes = []
         if len(sizes) != n_hidden_sets or min(sizes) < 1:
             raise ValueError(f"hidden_set_size must be a positive int or {n_hidden_sets} positive ints, got {hidden_set_size!r}")
         if normalize not in NORMALIZATIONS:
@@ -69,17 +78,27 @@ class HiddenSetLayer(nn.Module):
 
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Set representation ``x`` of shape ``(B, m)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
-        V, lengths = check_set_batch(V, lengths, self.in_dim)
+        V, lengths = check_set_batch(V, lengths, self.in_dim, self.weight.dtype)
         if not torch.isfinite(self.weight.detach().sum()):
             raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
         with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
             F = self.edge_weights(V)
+        self._check_edge_weights(V, F)
         with torch.no_grad():
             rows, cols = self.select_pairs(F.detach(), lengths)
         x = matched_sum(V, self.weight, F, rows, cols, self.grad_mode)
         if self.normalize == "input_size":
             x = x / lengths[:, None].to(x.dtype)
         return x
+
+    def _check_edge_weights(self, V: torch.Tensor, F: torch.Tensor) -> None:
+        """ValueError when ``V H`` overflowed (inf, or inf - inf = NaN). Only where it can: a dot product of
+        d terms is below ``d max|V| max|H|``, so the pass over F runs only when that bound reaches the
+        dtype's largest value."""
+        bound = self.in_dim * float(V.detach().abs().amax()) * float(self.weight.detach().abs().amax())
+        if bound >= torch.finfo(F.dtype).max and not torch.isfinite(F.detach()).all():
+            raise ValueError(f"edge weights ReLU(V H) overflow {F.dtype} (up to {bound:.3g}): rescale the input "
+                             "or use float64")
 
     def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Pairs whose weights make up ``x``: ``(rows, cols)`` long (B, m, S), -1 = none.
@@ -91,3 +110,8 @@ class HiddenSetLayer(nn.Module):
     def extra_repr(self) -> str:
         return (f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, "
                 f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}, grad_mode={self.grad_mode!r}")
+
+
+def _is_int(value) -> bool:
+    """An integer (Python or NumPy), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

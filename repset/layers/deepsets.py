@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..sets import check_set_batch, length_mask
+from ..sets import check_finite_output, check_set_batch, length_mask
 
 __all__ = ["DeepSets", "NNMean", "NNMax", "AGGREGATIONS", "ACTIVATIONS", "mlp"]
 
@@ -66,7 +66,7 @@ class DeepSets(nn.Module):
 
     def element_features(self, V: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``phi`` of the valid elements as a padded ``(B, N, phi_dim)`` tensor (zeros at padding) and the mask."""
-        V, lengths = check_set_batch(V, lengths, self.in_dim)
+        V, lengths = check_set_batch(V, lengths, self.in_dim, next(self.parameters()).dtype)
         mask = length_mask(lengths, V.shape[1])
         H = self.phi(V[mask])                                   # (total valid, phi_dim): padding never enters phi
         out = H.new_zeros(*mask.shape, H.shape[-1])
@@ -85,7 +85,7 @@ class DeepSets(nn.Module):
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Set representation ``(B, out_dim)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
         H, mask = self.element_features(V, lengths)
-        return self.rho(self.pool(H, mask))
+        return check_finite_output(self.rho(self.pool(H, mask)), type(self).__name__)
 
     def extra_repr(self) -> str:
         return f"in_dim={self.in_dim}, aggregation={self.aggregation!r}, out_dim={self.out_dim}"

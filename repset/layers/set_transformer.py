@@ -29,7 +29,7 @@ import math
 import torch
 from torch import nn
 
-from ..sets import check_set_batch, length_mask
+from ..sets import check_finite_output, check_set_batch, length_mask
 
 __all__ = ["MAB", "SAB", "ISAB", "PMA", "SetTransformer"]
 
@@ -147,7 +147,7 @@ class SetTransformer(nn.Module):
 
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Set representation ``(B, out_dim)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
-        V, lengths = check_set_batch(V, lengths, self.in_dim)
+        V, lengths = check_set_batch(V, lengths, self.in_dim, next(self.parameters()).dtype)
         mask = length_mask(lengths, V.shape[1])
         X = V if self.input_proj is None else self.input_proj(V) * mask[..., None].to(V.dtype)
         for block in self.encoder:
@@ -155,7 +155,7 @@ class SetTransformer(nn.Module):
         Z = self.pma(X, mask)
         for block in self.decoder:
             Z = block(Z)                                                    # over the seeds: no padding
-        return Z.reshape(Z.shape[0], -1)
+        return check_finite_output(Z.reshape(Z.shape[0], -1), "SetTransformer")
 
     def extra_repr(self) -> str:
         return (f"in_dim={self.in_dim}, dim_hidden={self.dim_hidden}, num_heads={self.num_heads}, "

@@ -121,3 +121,9 @@ def test_gradients_reach_every_parameter():
         model = SetTransformer(4, dim_hidden=8, num_heads=2, **options)
         model(torch.randn(3, 5, 4), torch.tensor([5, 2, 1])).sum().backward()
         assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
+
+
+def test_overflow_inside_attention_raises_instead_of_nan():
+    layer = SetTransformer(3)
+    with pytest.raises(ValueError, match="SetTransformer: the output is NaN or infinite for a finite input"):
+        layer(torch.full((1, 4, 3), 1e30))

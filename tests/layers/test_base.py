@@ -1,0 +1,45 @@
+"""The hidden-set layers' shared contract: argument checks and overflow detection, the same for both."""
+import numpy as np
+import pytest
+import torch
+
+from repset.layers import ApproxRepSet, RepSet
+
+LAYERS = [RepSet, ApproxRepSet]
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_overflowing_edge_weights_raise_in_both_layers(cls):
+    # float32: 1e20 * 1e20 = inf and -inf in one dot product: inf - inf = NaN (ApproxRepSet returned 0)
+    layer = cls(3, 1, 1)
+    with torch.no_grad():
+        layer.weight[:] = torch.tensor([1e20, -1e20, 1e5]).view(3, 1, 1)
+    with pytest.raises(ValueError, match="edge weights ReLU\\(V H\\) overflow torch.float32"):
+        layer(torch.tensor([[[1e20, 1e20, 1.0]]]))
+    # the same values in float64 do not overflow
+    assert torch.isfinite(layer.double()(torch.tensor([[[1e20, 1e20, 1.0]]], dtype=torch.float64))).all()
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_large_finite_edge_weights_pass(cls):
+    layer = cls(2, 1, 1)
+    with torch.no_grad():
+        layer.weight[:] = torch.tensor([1e18, 1e18]).view(2, 1, 1)
+    assert layer(torch.tensor([[[1e18, 0.0]]])).item() == pytest.approx(1e36, rel=1e-6)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16])
+def test_input_dtype_other_than_the_layers_is_named(cls, dtype):
+    with pytest.raises(ValueError, match=f"V has dtype {dtype} but the layer's parameters are torch.float32"):
+        cls(3, 2, 2)(torch.ones(1, 2, 3, dtype=dtype))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_numpy_integers_are_sizes_and_bools_are_not(cls):
+    assert cls(3, np.int64(2), np.int64(3)).hidden_sizes.tolist() == [3, 3]
+    assert cls(3, 2, np.array([2, 4])).hidden_sizes.tolist() == [2, 4]
+    with pytest.raises(ValueError, match="hidden_set_size must be a positive int or 2 positive ints, got True"):
+        cls(3, 2, True)
+    with pytest.raises(ValueError, match="in_dim and n_hidden_sets must be integers >= 1"):
+        cls(3, 2.0, 2)
