@@ -6,6 +6,7 @@ checksum matched; a mismatch deletes the temporary file and raises :class:`Check
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import time
@@ -19,6 +20,9 @@ __all__ = ["ChecksumError", "OfflineError", "UnverifiedSourceError", "sha256_fil
            "fetch_all", "verify_file", "local_paths"]
 
 _CHUNK = 1 << 20
+
+
+log = logging.getLogger(__name__)
 
 
 class ChecksumError(RuntimeError):
@@ -152,6 +156,7 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
     if target.is_file():
         if source.sha256 is None or sha256_file(target) == source.sha256:
             return target
+        log.warning("%s: sha256 differs from the registry's (corrupted or truncated); fetching it again", target)
     mirror_dir = next((d for d in mirror_dirs(mirror) if (d / source.path).is_file()), None)
     if mirror_dir is not None:
         src = mirror_dir / source.path
@@ -197,6 +202,11 @@ def local_paths(sources: tuple[Source, ...] | list[Source], raw_dir: str | os.Pa
         if not p.is_file():
             raise OfflineError(f"{p} not found (public URL: {s.url}); pass cache_dir= to download it, or {_hint(raw_dir)}")
         if verify:
-            verify_file(p, s)
+            try:
+                verify_file(p, s)
+            except ChecksumError as err:
+                raise ChecksumError(f"{p} (corrupted or truncated after it was fetched: delete it and the dataset's "
+                                    f"manifest <raw_dir>/<dataset>.sources.json, then rerun; the download rule "
+                                    f"fetches it again)", err.expected, err.actual) from None
         out.append(p)
     return out

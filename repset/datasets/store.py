@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,15 +130,22 @@ def load_collection(path: str | os.PathLike, verify: bool = False) -> tuple[SetC
     """Read a store written by :func:`save_store`: the collection and the sidecar record."""
     path = Path(path)
     side = sidecar_path(path)
+    rebuild = f"delete {path} and {side.name} and rerun the job that builds them"
     if not path.is_file() or not side.is_file():
-        raise FileNotFoundError(f"store {path} or its sidecar {side.name} is missing")
-    record = json.loads(side.read_text())
+        raise FileNotFoundError(f"store {path} or its sidecar {side.name} is missing (an interrupted build?): {rebuild}")
+    try:
+        record = json.loads(side.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{side}: not valid JSON ({err}): {rebuild}") from None
     if record.get("format") != STORE_FORMAT:
         raise ValueError(f"{side}: unknown store format {record.get('format')!r} (expected {STORE_FORMAT})")
     if verify and sha256_file(path) != record["sha256"]:
         raise ValueError(f"{path}: sha256 differs from the sidecar's; the store is stale or corrupted")
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
+        raise ValueError(f"{path}: unreadable store ({type(err).__name__}: {err}): {rebuild}") from None
     splits: dict[int, dict[str, np.ndarray]] = {}
     for key in [k for k in arrays if _SPLIT_KEY.match(k)]:
         k, part = _SPLIT_KEY.match(key).groups()

@@ -36,17 +36,20 @@ def download_sources(dataset: str, raw_dir: str, mirror: str | None, manifest: s
 
 
 def text_store(dataset: str, vectors: str, raw_dir: str, out: str, *, seed: int, val_fraction: float,
-               wmd_mat: str | None = None) -> SetCollection:
-    """Build the text store of ``dataset`` from the (already fetched) raw files in ``raw_dir``."""
-    return build_text_dataset(dataset, vectors, raw_dir, seed=seed, val_fraction=val_fraction, wmd_mat=wmd_mat, out=out)
+               wmd_mat: str | None = None, mirror: str | None = None) -> SetCollection:
+    """Build the text store of ``dataset`` from the raw files in ``raw_dir`` (fetched by the download rule;
+    one whose sha256 no longer matches is fetched again from ``mirror`` or its URL)."""
+    return build_text_dataset(dataset, vectors, mirror, cache_dir=raw_dir, seed=seed, val_fraction=val_fraction,
+                              wmd_mat=wmd_mat, out=out, progress=False)
 
 
-def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: int) -> dict:
-    """struc2vec node embeddings of the disjoint union of all graphs of ``dataset`` (as the paper)."""
+def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: int, mirror: str | None = None) -> dict:
+    """struc2vec node embeddings of the disjoint union of all graphs of ``dataset`` (as the paper); raw
+    files as in :func:`text_store`."""
     from repset.embed import struc2vec
     from repset.io import atomic_path
 
-    coll = build_graph_collection(dataset, raw_dir)
+    coll = build_graph_collection(dataset, mirror, cache_dir=raw_dir, progress=False)
     start = time.perf_counter()
     options = {"workers": 1, **options}   # one Word2Vec thread: bit-reproducible embeddings
     emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, **options)
@@ -59,9 +62,10 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
 
 
 def graph_store(dataset: str, raw_dir: str, embedding: str, out: str, *, seed: int, val_fraction: float,
-                options: dict) -> SetCollection:
-    """A set store for a graph dataset: each graph = the set of its nodes' struc2vec embeddings."""
-    coll = build_graph_collection(dataset, raw_dir)
+                options: dict, mirror: str | None = None) -> SetCollection:
+    """A set store for a graph dataset: each graph = the set of its nodes' struc2vec embeddings (raw files
+    as in :func:`text_store`)."""
+    coll = build_graph_collection(dataset, mirror, cache_dir=raw_dir, progress=False)
     emb = np.load(embedding)
     if len(emb) != coll.n_nodes.sum():
         raise ValueError(f"{embedding}: {len(emb)} embeddings for {coll.n_nodes.sum()} nodes of {dataset}")

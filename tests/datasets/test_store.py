@@ -97,3 +97,23 @@ def test_20ng_glove_store_loads_fast(tmp_path):
         del ds
     assert len(splits) == 1 and meta["n_sets"] == len(coll) and meta["n_elements"] == coll.n_elements
     assert min(times) < 1.0, times
+
+
+def test_truncated_store_or_sidecar_names_the_file(tmp_path):
+    rng = np.random.default_rng(0)
+    coll = SetCollection(offsets=np.array([0, 2, 3]), labels=np.array([0, 1]), class_names=["a", "b"],
+                         splits=[{"train": np.array([0]), "val": np.array([1]), "test": np.array([1])}],
+                         values=rng.normal(size=(3, 2)).astype(np.float32), meta={})
+    store = save_store(tmp_path / "t.npz", coll)
+    data = store.read_bytes()
+    store.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"t.npz: unreadable store \(BadZipFile"):
+        load_collection(store)
+    save_store(store, coll)
+    side = store.with_suffix(".json")
+    side.write_text(side.read_text()[:20])
+    with pytest.raises(ValueError, match=r"t.json: not valid JSON .*rerun the job that builds them"):
+        load_collection(store)
+    side.unlink()
+    with pytest.raises(FileNotFoundError, match="sidecar t.json is missing"):
+        load_collection(store)

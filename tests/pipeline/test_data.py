@@ -1,16 +1,16 @@
 """Data-stage glue (repset.pipeline.data): struc2vec of a real dataset and the embeddings table."""
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
 from repo_paths import MIRROR
 
-from repset.pipeline.data import embedding_table, graph_embedding, read_benchmark
+from repset.datasets.download import ChecksumError
+from repset.datasets.graphs import build_graph_collection
+from repset.datasets.store import load_collection
+from repset.pipeline.data import embedding_table, graph_embedding, graph_store, read_benchmark
 
 needs_mirror = pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")
 SMALL = {"walks_per_node": 1, "walk_length": 40, "epochs": 1}   # 0.13 M tokens: ~2 s
@@ -64,3 +64,19 @@ def test_mutag_embedding_and_table(tmp_path):
     assert (fresh.loc["MUTAG", "wall_min"], fresh.loc["MUTAG", "cpu_min"], fresh.loc["MUTAG", "max_rss_GB"]) == (2.0, 1.5, 0.39)
     written = pd.read_csv(tmp_path / "embeddings.csv", index_col=0)
     assert written.loc["MUTAG", "nodes"] == 3371 and (tmp_path / "embeddings.md").read_text().count("MUTAG") == 1
+
+
+@needs_mirror
+def test_a_corrupted_raw_file_heals_from_the_mirror(tmp_path):
+    raw = tmp_path / "raw"
+    coll = build_graph_collection("MUTAG", MIRROR, cache_dir=raw, progress=False)       # fetched, verified
+    path = max((p for p in raw.rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+    path.write_bytes(path.read_bytes()[:100])                                          # corrupted later
+    with pytest.raises(ChecksumError, match="corrupted or truncated after it was fetched: delete it and"):
+        build_graph_collection("MUTAG", raw)                                           # read in place: named
+    emb = np.zeros((int(coll.n_nodes.sum()), 2), dtype=np.float32)
+    np.save(tmp_path / "emb.npy", emb)
+    graph_store("MUTAG", str(raw), str(tmp_path / "emb.npy"), str(tmp_path / "MUTAG.npz"), seed=0, val_fraction=0.1,
+                options={}, mirror=str(MIRROR))                                        # the rule's call heals it
+    assert load_collection(tmp_path / "MUTAG.npz")[0].labels.tolist() == coll.labels.tolist()
+    assert build_graph_collection("MUTAG", raw).labels.tolist() == coll.labels.tolist()

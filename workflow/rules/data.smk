@@ -6,8 +6,8 @@ rule download:
     conda:
         "../../environment.yml"
     params:
+        # (the mirror is read from the config in the script: where a verified file comes from changes nothing)
         raw_dir=lambda w, output: Path(output.manifest).parent,
-        mirror=config["data_mirror"],
     script:
         "../scripts/download.py"
 

@@ -3,4 +3,4 @@ from repset.pipeline.data import download_sources
 from repset.pipeline.joblog import job_log
 
 with job_log(snakemake.log[0]):
-    download_sources(snakemake.wildcards.dataset, snakemake.params.raw_dir, snakemake.params.mirror, snakemake.output.manifest)
+    download_sources(snakemake.wildcards.dataset, snakemake.params.raw_dir, snakemake.config["data_mirror"], snakemake.output.manifest)

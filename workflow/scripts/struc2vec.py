@@ -6,4 +6,5 @@ from repset.threads import set_threads
 with job_log(snakemake.log[0]):
     set_threads(snakemake.threads)
     p = snakemake.params
-    graph_embedding(snakemake.wildcards.dataset, p.raw_dir, snakemake.output.embedding, p.options, p.seed)
+    graph_embedding(snakemake.wildcards.dataset, p.raw_dir, snakemake.output.embedding, p.options, p.seed,
+                    mirror=snakemake.config["data_mirror"])
