@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from repset.io import temp_file_beside
 
 from .registry import CONFIG_KEY, MIRROR_ENV, DatasetSpec, Source
 
@@ -89,8 +90,7 @@ def _hint(mirror: str | os.PathLike | None = None) -> str:
 
 def _copy_verified(src_stream, target: Path, source: Source, label: str, total: int | None, progress: bool) -> Path:
     """Stream into a temp file beside ``target``, hashing; rename onto ``target`` only if the hash matches."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    fd, tmp = temp_file_beside(target)
     h = hashlib.sha256()
     bar = None
     if progress:

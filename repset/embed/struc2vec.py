@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import time
 
 import numpy as np
+
+from repset.io import scratch_dir
 
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
 from .struc2vec_walks import context_graph, format_walks, walk_block
@@ -71,7 +72,7 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
     np.cumsum(rings.size, out=mem_ptr[1:])
     t3 = time.perf_counter()
     log.info("context graph: %d entries x %d layers, %.1fs", cg.tgt.size, cg.cum.shape[0], t3 - t2)
-    with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="struc2vec-") as tmp:
+    with scratch_dir("struc2vec-", tmp_dir) as tmp:   # a killed run's walks are removed by the next run
         path = os.path.join(tmp, "walks.txt")
         counts = _write_walks(path, n_nodes, rings.cls, mem_ptr, members, cg, walk_length, walks_per_node, seed)
         t4 = time.perf_counter()
