@@ -20,6 +20,9 @@ from repset.training.trainer import TrainConfig
 
 log = logging.getLogger(__name__)
 
+#: what load_store adds to the store's sidecar: the data itself, not its description (kept out of run records)
+STORE_ARRAYS = ("vocab", "element_ids", "counts")
+
 
 def read_record(path: str | os.PathLike) -> dict:
     """A JSON run record; ValueError naming the file when it is not valid JSON (e.g. truncated)."""
@@ -47,8 +50,9 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
         options = options[point]
     train = TrainConfig(**settings["train"], seed=run.seed)
     record, _ = train_run(data, splits[run.split], settings["layer"], options, train)
+    store_meta = {k: v for k, v in meta.items() if k not in STORE_ARRAYS}   # the sidecar: sha256, sizes, provenance
     result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
-              "seed": run.seed, "grid_choice": grid_choice, "store": str(store), "store_meta": meta,
+              "seed": run.seed, "grid_choice": grid_choice, "store": str(store), "store_meta": store_meta,
               "provenance": provenance(settings, seed=run.seed, solver=options.get("solver"))}
     log.info("%s %s split %d %s seed %d: val %.4f test %.4f (%d epochs, %.1f s)", run.dataset, run.model, run.split,
              point, run.seed, record["val"]["error"], record["test"]["error"], record["epochs_run"],

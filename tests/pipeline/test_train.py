@@ -114,3 +114,12 @@ def test_a_chosen_run_needs_its_grid_choice(setup):
     with pytest.raises(ValueError, match="needs the grid-choice file"):
         train_split(str(store), Run("bbcsport", "repset", CHOSEN, 1, 0), run_settings(config, "repset", CHOSEN),
                     tmp / "x.json")
+
+
+def test_records_describe_the_store_without_copying_its_data(setup):
+    config, store, tmp = setup
+    run = Run("bbcsport", "repset", "k2-m3", 0, 0)
+    record = train_split(str(store), run, run_settings(config, "repset", "k2-m3"), tmp / "r.json")
+    assert not {"vocab", "element_ids", "counts"} & set(record["store_meta"])
+    assert record["store_meta"]["sha256"] == json.loads(store.with_suffix(".json").read_text())["sha256"]
+    assert (tmp / "r.json").stat().st_size < 20_000

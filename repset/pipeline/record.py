@@ -1,0 +1,103 @@
+"""The reproduction on record: finished run records kept compactly in the repository, and restored.
+
+``export_records`` packs ``results/runs/<dataset>/...`` into ``<out>/records/<dataset>.tar.gz`` (one
+archive per dataset, deterministic: sorted names, no timestamps, so an unchanged record set gives the
+same bytes) and writes ``<out>/runs.csv``, one row per run (the aggregate's columns plus provenance).
+``restore_records`` unpacks them into a checkout's ``results/runs``; then ``snakemake --touch`` marks
+them up to date and any target continues from them::
+
+    python -m repset.pipeline.record export results/runs reproduction
+    python -m repset.pipeline.record restore reproduction results/runs
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import os
+import tarfile
+from pathlib import Path
+
+import pandas as pd
+
+from repset.io import atomic_path
+from repset.protocol.selection import records_frame
+
+__all__ = ["export_records", "restore_records"]
+
+
+def _records(runs_dir: Path, dataset: str) -> list[Path]:
+    return sorted(p for p in (runs_dir / dataset).rglob("*.json") if p.is_file() and not p.name.startswith("."))
+
+
+def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike) -> pd.DataFrame:
+    """Pack every dataset's records under ``runs_dir`` into ``out_dir/records/<dataset>.tar.gz`` and write
+    ``out_dir/runs.csv`` (run records only; grid choices travel in the archives). Returns the table."""
+    runs_dir, out_dir = Path(runs_dir), Path(out_dir)
+    rows = []
+    for dataset in sorted(p.name for p in runs_dir.iterdir() if p.is_dir()):
+        files = _records(runs_dir, dataset)
+        buffer = io.BytesIO()
+        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as gz:
+            with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                for path in files:
+                    data = path.read_bytes()
+                    info = tarfile.TarInfo(str(path.relative_to(runs_dir)))
+                    info.size, info.mode, info.mtime = len(data), 0o644, 0
+                    tar.addfile(info, io.BytesIO(data))
+        with atomic_path(out_dir / "records" / f"{dataset}.tar.gz") as tmp:
+            tmp.write_bytes(buffer.getvalue())
+        for path in files:
+            record = json.loads(path.read_text())
+            if "test" not in record:          # a grid choice, not a run
+                continue
+            row = records_frame([record]).iloc[0].to_dict()
+            prov = record.get("provenance", {})
+            rows.append({**row, "best_epoch": record["best_epoch"], "train_seconds": record["train_seconds"],
+                         "git_commit": prov.get("git_commit"), "config_sha256": prov.get("config_sha256"),
+                         "store_sha256": record.get("store_meta", {}).get("sha256"),
+                         "path": str(path.relative_to(runs_dir))})
+    table = pd.DataFrame(rows)
+    with atomic_path(out_dir / "runs.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    return table
+
+
+def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False) -> list[Path]:
+    """Unpack ``record_dir/records/*.tar.gz`` into ``runs_dir``; existing files are kept unless
+    ``overwrite`` (a differing one raises). Returns the files written."""
+    runs_dir, written = Path(runs_dir), []
+    for archive in sorted((Path(record_dir) / "records").glob("*.tar.gz")):
+        with tarfile.open(archive, "r:gz") as tar:
+            for member in tar.getmembers():
+                if not member.isfile() or Path(member.name).is_absolute() or ".." in Path(member.name).parts:
+                    raise ValueError(f"{archive}: unexpected member {member.name!r}")
+                data = tar.extractfile(member).read()
+                target = runs_dir / member.name
+                if target.exists() and not overwrite:
+                    if target.read_bytes() != data:
+                        raise ValueError(f"{target} differs from {archive}:{member.name}; pass overwrite=True to replace it")
+                    continue
+                with atomic_path(target) as tmp:
+                    tmp.write_bytes(data)
+                written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("export", help="pack results/runs into a record folder")
+    ex.add_argument("runs_dir"), ex.add_argument("out_dir")
+    re = sub.add_parser("restore", help="unpack a record folder into results/runs")
+    re.add_argument("record_dir"), re.add_argument("runs_dir"), re.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        print(f"{len(export_records(args.runs_dir, args.out_dir))} runs exported to {args.out_dir}")
+    else:
+        print(f"{len(restore_records(args.record_dir, args.runs_dir, args.overwrite))} records restored")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
