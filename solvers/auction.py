@@ -19,9 +19,13 @@ Guarantee (per problem): the result is a matching of ``min(n, k)`` pairs, and wi
 
 because at the end every person is within ``eps_final`` of its best net value (eps-complementary
 slackness) and no unassigned object is priced above an assigned one. ``value`` is the weight of the
-returned matching (summed in float64 from the input). ``eps_final`` is clamped to at least
-``1e-12 * C`` so that price increments never vanish in float64. Weights above ``1e200`` are scaled by
-an exact power of two internally.
+returned matching (summed in float64 from the input). ``eps_final`` is clamped to
+``[1e-12 * C, C]`` so that price increments never vanish in float64 (a larger epsilon would not
+change the bound's meaning: ``min(n, k) * C >= OPT``). Every problem is scaled internally by an exact
+power of two that brings ``C`` to ``[0.5, 1)`` (at least ``2^-74`` for subnormal ``C``), so that
+epsilon never underflows to 0 (which made tiny or subnormal weights loop forever) and prices
+never overflow. A NaN, infinite or negative weight stops its problem before any bidding and flags
+its value, raised by :meth:`MatchingSolver.solve` as ValueError naming the problem.
 """
 from __future__ import annotations
 
@@ -32,12 +36,12 @@ import numpy as np
 from numba import njit, prange, types
 
 from .base import MatchingSolver
-from .numba_jv import solve_batch, store_partners
+from .numba_jv import invalid_flag, solve_batch, store_partners
 
 __all__ = ["AuctionSolver"]
 
-_SCALE_ABOVE = 1e200
 _MIN_RELATIVE_EPS = 1e-12
+_MAX_SHIFT = 1000   # largest power-of-two exponent of the internal scale (2^1000 < max float)
 
 
 @njit(cache=True, nogil=True)
@@ -123,7 +127,8 @@ def _reverse_fix(w, f, eps, price, owner, obj, profit, stack):
 
 @njit(cache=True, nogil=True)
 def _auction_one(w, epsilon, relative, scaling, fb, ib):
-    """Auction on ``w`` (2-D, any strides, rows <= cols); ``ib[0, i]`` = column of row ``i``; returns the value."""
+    """Auction on ``w`` (2-D, any strides, rows <= cols); ``ib[0, i]`` = column of row ``i``; returns the value,
+    or :func:`invalid_flag` (NaN or -1, nothing solved) at the first weight not in ``[0, max float]``."""
     nr, nc = w.shape
     price, profit = fb[0], fb[1]
     obj, owner, stack = ib[0], ib[1], ib[2]
@@ -131,18 +136,22 @@ def _auction_one(w, epsilon, relative, scaling, fb, ib):
     for i in range(nr):
         for j in range(nc):
             x = np.float64(w[i, j])
+            if not x >= 0.0:  # NaN, -inf or negative: flag, never solve
+                return invalid_flag(x)
             if x > C:
                 C = x
+    if C == np.inf:
+        return np.nan
     if C == 0.0:  # all weights zero: any matching is optimal
         for i in range(nr):
             obj[i] = i
         return 0.0
-    f = 1.0
-    if C > _SCALE_ABOVE:
-        f = math.ldexp(1.0, -math.frexp(C)[1])
+    # exact power-of-two scaling to Cs in [0.5, 1) (Cs >= 2^-74 for subnormal C, whose inverse
+    # scale would overflow): prices and eps stay normal floats, so eps never rounds to 0
+    f = math.ldexp(1.0, min(-math.frexp(C)[1], _MAX_SHIFT))
     Cs = C * f
     eps_final = epsilon * Cs if relative else epsilon * f
-    eps_final = max(eps_final, _MIN_RELATIVE_EPS * Cs)
+    eps_final = min(max(eps_final, _MIN_RELATIVE_EPS * Cs), Cs)
     for j in range(nc):
         price[j] = 0.0
     eps = max(Cs / scaling, eps_final)
@@ -176,7 +185,8 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, epsilon, relativ
                 continue
             block = weights[p, q, :n, :k]
             value[p, q] = _auction_one(block.T if n > k else block, epsilon, relative, scaling, fb, ib)
-            store_partners(assignment, p, q, ib[0], n, k, along_rows)
+            if value[p, q] >= 0.0:  # not flagged invalid
+                store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
 
 def _signature(dtype):
@@ -195,7 +205,7 @@ class AuctionSolver(MatchingSolver):
 
     Args:
         epsilon: final epsilon; relative to each problem's largest weight ``C`` when ``relative``
-            (``eps_final = epsilon * C``), else absolute. Clamped to ``>= 1e-12 * C``.
+            (``eps_final = epsilon * C``), else absolute. Clamped to ``[1e-12 * C, C]``.
         scaling: factor ``> 1`` dividing epsilon between phases (first phase: ``C / scaling``).
         relative: whether ``epsilon`` is relative to ``C``.
         threads: Numba threads for the call (default: ``numba.get_num_threads()``).
@@ -203,6 +213,7 @@ class AuctionSolver(MatchingSolver):
 
     name = "auction"
     exact = False
+    checks_in_kernel = True
 
     def __init__(self, epsilon: float = 1e-6, scaling: float = 5.0, relative: bool = True,
                  threads: int | None = None) -> None:
@@ -223,7 +234,7 @@ class AuctionSolver(MatchingSolver):
         rows_ok = np.arange(w.shape[-2]) < np.asarray(n)[..., None]
         cols_ok = np.arange(w.shape[-1]) < np.asarray(k)[..., None]
         C = np.where(rows_ok[..., :, None] & cols_ok[..., None, :], w, 0).max(axis=(-2, -1), initial=0.0)
-        eps = np.maximum(self.epsilon * C if self.relative else self.epsilon, _MIN_RELATIVE_EPS * C)
+        eps = np.minimum(np.maximum(self.epsilon * C if self.relative else self.epsilon, _MIN_RELATIVE_EPS * C), C)
         return np.minimum(n, k) * eps
 
     def _solve(self, weights, rows, cols, value, assignment, along):

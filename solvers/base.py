@@ -67,7 +67,7 @@ def prepare_problem(weights, row_lengths=None, col_lengths=None, check_values: b
 
     ``weights`` is returned as a float32/float64 ndarray sharing memory with the input whenever the
     input already is one; lengths are int64 arrays of the batch shape.
-    Raises ValueError naming the offending argument.
+    Raises ValueError naming the offending argument (and, for bad weights, the first bad problem).
     """
     w = np.asarray(weights)
     if w.ndim < 2:
@@ -81,11 +81,28 @@ def prepare_problem(weights, row_lengths=None, col_lengths=None, check_values: b
     cols = _lengths(col_lengths, "col_lengths", batch_shape, k)
     if check_values and w.size:
         low, high = np.min(w), np.max(w)
-        if not (np.isfinite(low) and np.isfinite(high)):
-            raise ValueError("weights contain NaN or infinite entries")
+        if not (np.isfinite(low) and np.isfinite(high)):  # locate the problem only on error
+            raise ValueError(_non_finite(_first(~np.isfinite(w).all(axis=(-2, -1)))))
         if low < 0:
-            raise ValueError(f"weights must be nonnegative (got minimum {low}); apply ReLU or shift them")
+            raise ValueError(_negative(_first((w < 0).any(axis=(-2, -1))), f" (got minimum {low})"))
     return w, rows, cols
+
+
+def _first(mask: np.ndarray) -> tuple[int, ...]:
+    """Batch index of the first True entry of ``mask`` (batch shape, at least one True)."""
+    return tuple(int(i) for i in np.unravel_index(np.flatnonzero(mask)[0], mask.shape))
+
+
+def _where(index: tuple[int, ...]) -> str:
+    return f"problem {index} of the batch" if index else "the problem"
+
+
+def _non_finite(index: tuple[int, ...]) -> str:
+    return f"weights of {_where(index)} contain NaN or infinite entries"
+
+
+def _negative(index: tuple[int, ...], detail: str = "") -> str:
+    return f"weights of {_where(index)} must be nonnegative{detail}; apply ReLU or shift them"
 
 
 def _as_grid(batch_shape: tuple[int, ...]) -> tuple[int, int]:
@@ -97,6 +114,15 @@ def _as_grid(batch_shape: tuple[int, ...]) -> tuple[int, int]:
     return (int(np.prod(batch_shape[:-1])), batch_shape[-1])
 
 
+def _raise_flagged(value: np.ndarray) -> None:
+    """Raise ValueError naming the first problem that a kernel flagged in ``value`` (batch shape):
+    NaN marks NaN or infinite weights, a negative value negative weights (a valid value is >= 0)."""
+    bad = ~(value >= 0)
+    if bad.any():
+        index = _first(bad)
+        raise ValueError(_non_finite(index) if np.isnan(value[index]) else _negative(index))
+
+
 class MatchingSolver(ABC):
     """Base class of every solver plugin: one ``solve`` call serves a whole batch."""
 
@@ -104,6 +130,9 @@ class MatchingSolver(ABC):
     name: ClassVar[str] = ""
     #: True when values are exact optima (False: approximate, e.g. auction with epsilon > 0)
     exact: ClassVar[bool] = True
+    #: True when ``_solve`` validates every problem's weights itself: a problem with a NaN or
+    #: infinite weight gets value NaN, one with a negative weight value -1 (see :func:`_raise_flagged`)
+    checks_in_kernel: ClassVar[bool] = False
 
     def solve(self, weights, row_lengths=None, col_lengths=None, check_values: bool = True) -> MatchingResult:
         """Solve every problem of the batch.
@@ -112,10 +141,14 @@ class MatchingSolver(ABC):
             weights: array of shape ``(*batch, N, K)``, nonnegative, finite, float32 or float64.
             row_lengths: ints broadcastable to ``batch``: valid rows per problem (default ``N``).
             col_lengths: ints broadcastable to ``batch``: valid columns per problem (default ``K``).
-            check_values: scan the weights for NaN, inf and negatives (two passes); a caller that
-                guarantees them (e.g. ReLU of a checked finite product) may skip it.
+            check_values: scan the whole padded array for NaN, inf and negatives up front (two passes).
+                Only solvers with ``checks_in_kernel`` (numba, auction) honour ``False``: their
+                kernels reject such entries of every problem as they read them, at no extra cost.
+                The others always scan. Either way a NaN, infinite or negative weight inside a
+                problem raises ValueError; it can never crash or hang a solver.
         """
-        w, rows, cols = prepare_problem(weights, row_lengths, col_lengths, check_values)
+        scan = check_values or not self.checks_in_kernel
+        w, rows, cols = prepare_problem(weights, row_lengths, col_lengths, scan)
         batch_shape, (n, k) = w.shape[:-2], w.shape[-2:]
         along = "rows" if n <= k else "cols"
         value = np.zeros(batch_shape, dtype=np.float64)
@@ -125,6 +158,8 @@ class MatchingSolver(ABC):
             # reshape keeps the caller's memory for ndim <= 4 (the layer's strided view included)
             self._solve(w.reshape(grid + (n, k)), rows.reshape(grid), cols.reshape(grid),
                         value.reshape(grid), assignment.reshape(grid + (min(n, k),)), along)
+            if self.checks_in_kernel:
+                _raise_flagged(value)
         return MatchingResult(value=value, assignment=assignment, along=along)
 
     @abstractmethod

@@ -19,6 +19,10 @@ caller's float32/float64 strided block directly (no copy; float64 arithmetic and
    the common case after the greedy start, then cost O(1) instead of O(cols) per step. Scanned
    rows/columns, dual updates and the augmentation are Crouse's, so values are exact optima.
 
+The first pass also validates the block: a NaN, infinite or negative weight stops the problem before
+any solving and flags its value (NaN or -1), which :meth:`MatchingSolver.solve` raises as ValueError
+naming the problem, so ``check_values=False`` can never crash or hang the kernel.
+
 Blocks whose largest weight exceeds ``1e200`` are scaled by a power of two (exact) so that duals
 cannot overflow. All ``P * Q`` problems are spread over threads with ``prange`` in chunks (handed
 out dynamically, several per thread), each chunk owning its scratch buffers. Both float32 and
@@ -35,9 +39,16 @@ from numba import njit, prange, types
 
 from .base import MatchingSolver
 
-__all__ = ["NumbaJVSolver", "solve_batch"]
+__all__ = ["NumbaJVSolver", "solve_batch", "invalid_flag"]
 
 _SCALE_ABOVE = 1e200
+
+
+@njit(cache=True, nogil=True, inline="always")
+def invalid_flag(x):
+    """Value flagging a problem with a weight ``x`` outside ``[0, max float]``: NaN for a NaN or infinite
+    ``x``, -1 for a negative one (read by :func:`solvers.base._raise_flagged`)."""
+    return -1.0 if -np.inf < x < 0.0 else np.nan
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -64,7 +75,8 @@ def _relax_row(w, i, shift, factor, v, spc, path, pen, row4col):
 
 @njit(cache=True, nogil=True)
 def _solve_one(w, fb, ib):
-    """Min-cost assignment of every row of ``-w`` (2-D, any strides, rows <= cols); return the value.
+    """Min-cost assignment of every row of ``-w`` (2-D, any strides, rows <= cols); return the value,
+    or :func:`invalid_flag` (NaN or -1, nothing solved) at the first weight not in ``[0, max float]``.
 
     ``fb`` (7, L) float64 and ``ib`` (8, 2 L) int64 are scratch, ``L >= cols``. On return
     ``ib[0, i]`` is the column matched to row ``i``. Reduced costs are ``-w[i, j] * factor - u[i] - v[j]``
@@ -80,9 +92,13 @@ def _solve_one(w, fb, ib):
         j1 = 0
         for j in range(nc):
             x = np.float64(w[i, j])
+            if not x >= 0.0:  # NaN, -inf or negative: flag, never solve
+                return invalid_flag(x)
             if x > b1:
                 b1 = x
                 j1 = j
+        if b1 == np.inf:
+            return np.nan
         u[i] = -b1
         col4row[i] = j1
         if b1 > gmax:
@@ -174,7 +190,7 @@ def _solve_one(w, fb, ib):
                 full = True
                 lowest, index = _relax_row(w, drows[tmin], dshift[tmin], factor, v, spc, path, pen, row4col)
                 dprom[tmin] = np.inf
-            if index == -1:  # only reachable with non-finite data; keeps the matching valid
+            if index == -1:  # defensive: unreachable with the finite weights admitted above
                 index = 0
                 while pen[index] != 0.0:
                     index += 1
@@ -250,7 +266,8 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, nchunks):
                 continue
             block = weights[p, q, :n, :k]
             value[p, q] = _solve_one(block.T if n > k else block, fb, ib)
-            store_partners(assignment, p, q, ib[0], n, k, along_rows)
+            if value[p, q] >= 0.0:  # not flagged invalid
+                store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
 
 def _signature(dtype):
@@ -295,6 +312,7 @@ class NumbaJVSolver(MatchingSolver):
 
     name = "numba"
     exact = True
+    checks_in_kernel = True
 
     def __init__(self, threads: int | None = None) -> None:
         if threads is not None and not 1 <= int(threads) <= numba.config.NUMBA_NUM_THREADS:

@@ -100,3 +100,49 @@ def test_option_validation():
     for bad in [dict(epsilon=0), dict(epsilon=-1), dict(scaling=1.0), dict(threads=0)]:
         with pytest.raises(ValueError):
             get_solver("auction", **bad)
+
+
+#: child code: auction, numba and scipy values and the auction's bound on extreme magnitudes
+EXTREMES = """
+import json
+import numpy as np
+from solvers import get_solver
+
+rng = np.random.default_rng(15)
+cases = {"2x2 of 1e-320": np.full((2, 2), 1e-320), "3x5 of 5e-324": np.full((3, 5), 5e-324),
+         "subnormal": rng.random((4, 6, 7)) * 1e-310, "deep subnormal": rng.random((4, 7, 6)) * 1e-318,
+         "tiny": rng.random((3, 5, 5)) * 1e-300, "huge": rng.random((4, 6, 7)) * 1e300,
+         "near max": rng.random((3, 1, 5)) * 1.7e308, "ties 1e300": np.full((2, 4, 4), 1e300),
+         "float32 subnormal": (rng.random((3, 5, 6)) * 1e-40).astype(np.float32),
+         "float32 huge": (rng.random((3, 6, 5)) * 3e38).astype(np.float32)}
+mixed = rng.random((3, 5, 5)) * 1e-320
+mixed[:, 0, 0] = 1e-300
+cases["mixed"] = mixed
+auction = get_solver("auction")
+out = {key: {"auction": auction.solve(w).value.tolist(), "bound": auction.bound(w).tolist(),
+             "numba": get_solver("numba").solve(w).value.tolist(), "scipy": get_solver("scipy").solve(w).value.tolist()}
+       for key, w in cases.items()}
+print(json.dumps(out))
+"""
+
+
+def test_terminates_within_its_bound_on_subnormal_tiny_and_huge_weights(run_isolated):
+    """eps_final used to round to 0 below ~2.5e-318, looping forever; now every problem is scaled
+    by a power of two (C in [0.5, 1)). Run in a child process so that a hang fails, not blocks."""
+    out = run_isolated(EXTREMES)
+    for key, got in out.items():
+        best = np.asarray(got["scipy"])
+        gap = best - np.asarray(got["auction"])
+        tol = 1e-9 * best
+        assert np.all(np.isfinite(got["auction"])) and np.all(best > 0), key
+        assert np.all(gap >= -tol) and np.all(gap <= np.asarray(got["bound"]) + tol), (key, gap, got["bound"])
+        np.testing.assert_allclose(got["numba"], best, rtol=1e-12, atol=0, err_msg=key)
+    assert out["2x2 of 1e-320"]["auction"] == 2e-320
+    assert out["3x5 of 5e-324"]["auction"] == 3 * 5e-324
+
+
+def test_bound_clamps_epsilon_to_the_largest_weight():
+    solver = get_solver("auction", epsilon=10.0, relative=False)
+    w = np.random.default_rng(16).random((3, 4, 5))
+    _, bound = assert_within_bound(solver, w)
+    np.testing.assert_allclose(bound, 4 * w.max(axis=(-2, -1)))

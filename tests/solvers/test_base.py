@@ -51,3 +51,17 @@ def test_any_batch_shape(shape):
     assert res.value.shape == shape[:-2]
     assert res.assignment.shape == shape[:-2] + (min(shape[-2:]),)
     assert res.along == ("rows" if shape[-2] <= shape[-1] else "cols")
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.nan, r"weights of problem \(1, 2\) of the batch contain NaN or infinite entries"),
+    (-np.inf, r"weights of problem \(1, 2\) of the batch contain NaN or infinite entries"),
+    (-0.5, r"weights of problem \(1, 2\) of the batch must be nonnegative \(got minimum -0.5\)"),
+])
+def test_bad_weights_name_the_first_bad_problem(bad, match):
+    w = np.ones((2, 3, 4, 5))
+    w[1, 2, 3, 4] = bad
+    with pytest.raises(ValueError, match=match):
+        prepare_problem(w)
+    with pytest.raises(ValueError, match=match):
+        get_solver("scipy").solve(w)
