@@ -26,7 +26,7 @@ def test_the_shipped_configs_pass():
 
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["models"]["repset"]["grid"].update(n_hidden_sets=[0]),
-     r"config key 'models.repset.grid': .*n_hidden_sets must be >= 1"),
+     r"config key 'models.repset.grid': .*n_hidden_sets must be integers >= 1"),
     (lambda c: c["models"]["repset"]["grid"].update(hiden_set_size=[3]),
      r"config key 'models.repset.grid': .*unexpected keyword argument 'hiden_set_size'"),
     (lambda c: c["models"]["repset"].update(grid={}),

@@ -56,6 +56,7 @@ def test_check_run_says_what_is_wrong(config, wildcards, message):
 
 
 def test_check_run_accepts_the_protocols_runs(config):
+    config["protocol"]["grid_splits"] = 1
     assert check_run(config, "bbcsport", "repset", CHOSEN, "3", "0") == Run("bbcsport", "repset", CHOSEN, 3, 0)
     assert check_run(config, "MUTAG", "nn_mean", "default", "99", "7").seed == 7
 
