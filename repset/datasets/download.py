@@ -18,7 +18,7 @@ from repset.io import temp_file_beside
 from .registry import CONFIG_KEY, MIRROR_ENV, DatasetSpec, Source
 
 __all__ = ["ChecksumError", "OfflineError", "UnverifiedSourceError", "sha256_file", "resolve_mirror", "fetch",
-           "fetch_all", "verify_file", "local_paths"]
+           "fetch_all", "verify_file", "local_paths", "source_options", "choose_sources"]
 
 _CHUNK = 1 << 20
 
@@ -173,6 +173,44 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
                            f"one file: place it at <mirror>/{source.path}, or use the dataset's alternative source; "
                            f"{_hint(mirror)}")
     return _download(source, target, retries, backoff, timeout, progress, mirror)
+
+
+def _held(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None) -> bool:
+    """Is ``source`` already at hand: in the cache with its sha256, or in a mirror directory?"""
+    cached = Path(cache_dir) / source.path
+    if cached.is_file() and (source.sha256 is None or sha256_file(cached) == source.sha256):
+        return True
+    return any((d / source.path).is_file() for d in mirror_dirs(mirror))
+
+
+def _downloadable(source: Source) -> bool:
+    """One public file with a pinned sha256 (not packed here from many files)."""
+    return source.url is not None and source.sha256 is not None and not source.packed
+
+
+def source_options(spec: DatasetSpec) -> list[tuple[str, tuple[Source, ...]]]:
+    """The interchangeable raw sources of a text dataset (same parser, same layout): the registry's own
+    and, where it names one with a pinned checksum, its alternative (e.g. 20NG's official archive)."""
+    options = [("registry", tuple(spec.sources))]
+    alternative = tuple(s for s in spec.alt_sources if not s.path.endswith(".mat"))
+    if spec.kind == "text" and alternative and all(s.sha256 is not None for s in alternative):
+        options.append(("alternative", alternative))
+    return options
+
+
+def choose_sources(spec: DatasetSpec, cache_dir: str | os.PathLike,
+                   mirror: str | os.PathLike | None = None) -> tuple[str, tuple[Source, ...]]:
+    """Which of :func:`source_options` to fetch: the first already at hand (cache or mirror), else the
+    first that can be downloaded file by file with pinned checksums, else the registry's (whose fetch
+    then says what is missing)."""
+    options = source_options(spec)
+    for label, sources in options:
+        if sources and all(_held(s, cache_dir, mirror) for s in sources):
+            return label, sources
+    for label, sources in options:
+        if sources and all(_downloadable(s) for s in sources):
+            return label, sources
+    return options[0]
 
 
 def fetch_all(spec: DatasetSpec, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None,

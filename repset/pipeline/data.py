@@ -4,15 +4,17 @@ Each function maps files to files so that the Snakemake scripts stay one call lo
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from repset.datasets import build_graph_collection, build_text_dataset, get_spec, graph_cv_splits
-from repset.datasets.download import fetch, sha256_file
+from repset.datasets.download import choose_sources, fetch, sha256_file
 from repset.datasets.registry import STOPWORDS
 from repset.datasets.store import SetCollection, load_collection, save_store
 from repset.io import write_json
@@ -23,24 +25,27 @@ log = logging.getLogger(__name__)
 def download_sources(dataset: str, raw_dir: str, mirror: str | None, manifest: str | os.PathLike) -> dict:
     """Fetch (verify) every raw file of ``dataset`` into ``raw_dir``; write a manifest of paths and hashes."""
     spec = get_spec(dataset)
-    sources = list(spec.sources) + ([STOPWORDS] if spec.kind == "text" and spec.available else [])
+    label, chosen = choose_sources(spec, raw_dir, mirror)
+    sources = list(chosen) + ([STOPWORDS] if spec.kind == "text" and spec.available else [])
     files = {}
     for source in sources:
         path = fetch(source, raw_dir, mirror)
         files[source.path] = {"url": source.url, "sha256": source.sha256 or sha256_file(path), "cached": str(path)}
         log.info("fetched %s", path)
-    record = {"dataset": spec.name, "files": files,
+    record = {"dataset": spec.name, "source": label, "files": files,
               "note": "" if spec.available else f"no public raw files; use the WMD .mat {spec.wmd_mat}"}
     write_json(manifest, record)
     return record
 
 
 def text_store(dataset: str, vectors: str, raw_dir: str, out: str, *, seed: int, val_fraction: float,
-               wmd_mat: str | None = None, mirror: str | None = None) -> SetCollection:
-    """Build the text store of ``dataset`` from the raw files in ``raw_dir`` (fetched by the download rule;
-    one whose sha256 no longer matches is fetched again from ``mirror`` or its URL)."""
+               wmd_mat: str | None = None, mirror: str | None = None, manifest: str | None = None) -> SetCollection:
+    """Build the text store of ``dataset`` from the raw files in ``raw_dir`` that the download rule fetched
+    (its ``manifest`` says which source: the registry's or the alternative); a file whose sha256 no longer
+    matches is fetched again from ``mirror`` or its URL."""
+    alternative = manifest is not None and json.loads(Path(manifest).read_text()).get("source") == "alternative"
     return build_text_dataset(dataset, vectors, mirror, cache_dir=raw_dir, seed=seed, val_fraction=val_fraction,
-                              wmd_mat=wmd_mat, out=out, progress=False)
+                              wmd_mat=wmd_mat, out=out, alt_source=alternative, progress=False)
 
 
 def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: int, mirror: str | None = None) -> dict:

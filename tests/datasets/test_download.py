@@ -162,3 +162,37 @@ def test_offline_error_names_a_configured_mirror_that_does_not_exist(tmp_path, m
     monkeypatch.delenv("REPSET_DATA_MIRROR", raising=False)
     with pytest.raises(D.OfflineError, match="not a directory: .*nowhere"):
         D.fetch(Source("ds/file.txt", None, SHA), tmp_path / "cache", tmp_path / "nowhere", progress=False)
+
+
+def _spec(packed: Source, alternative: tuple[Source, ...]):
+    from repset.datasets.registry import DatasetSpec, ExpectedText, PaperText
+
+    return DatasetSpec("toy20ng", "TOY", "text", (packed,), "20ng_tar", "predefined", 1, ExpectedText(2, 2),
+                       PaperText(1, 1, 1, 1.0, 2), alt_sources=alternative)
+
+
+def test_the_registrys_sources_are_used_where_they_are_at_hand(tmp_path):
+    mirror = _mirror(tmp_path, rel="toy/packed.tar.gz")
+    remote = tmp_path / "official.tar.gz"
+    remote.write_bytes(DATA)
+    packed = Source("toy/packed.tar.gz", "https://example.invalid/<files>", SHA, packed=True)
+    official = Source("toy/official/x.tar.gz", remote.as_uri(), SHA)
+    spec = _spec(packed, (official,))
+    assert D.choose_sources(spec, tmp_path / "cache", mirror) == ("registry", (packed,))
+    # no mirror: the packed archive cannot be downloaded, the alternative (pinned) can
+    label, sources = D.choose_sources(spec, tmp_path / "cache", tmp_path / "no-mirror")
+    assert (label, sources) == ("alternative", (official,))
+    assert D.fetch(sources[0], tmp_path / "cache", progress=False).read_bytes() == DATA
+    # an alternative without a pinned checksum is never chosen
+    unpinned = _spec(packed, (Source("toy/o.tar.gz", remote.as_uri(), None),))
+    assert D.choose_sources(unpinned, tmp_path / "c2", tmp_path / "no-mirror")[0] == "registry"
+
+
+def test_20ng_has_a_downloadable_source_with_scikit_learns_checksum():
+    from repset.datasets.registry import get_spec
+
+    options = dict(D.source_options(get_spec("20ng")))
+    (official,) = options["alternative"]
+    assert official.url == "https://ndownloader.figshare.com/files/5975967" and not official.packed
+    assert official.sha256 == "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610"
+    assert [label for label, _ in D.source_options(get_spec("ohsumed"))] == ["registry"]   # nothing pinned
