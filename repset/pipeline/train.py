@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from repset.datasets.store import load_store
 from repset.io import atomic_path, write_json
@@ -17,6 +17,9 @@ from repset.protocol.selection import aggregate, records_frame, select, selected
 from repset.provenance import provenance
 from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
+
+if TYPE_CHECKING:   # pandas is imported by the functions that build frames: a training job needs none
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 

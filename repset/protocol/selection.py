@@ -4,8 +4,10 @@ the test metrics over splits."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
+    import pandas as pd
 
 __all__ = ["records_frame", "select", "aggregate", "selected_point"]
 
@@ -18,6 +20,8 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
                      "seed": r["train_config"]["seed"], "val_error": r["val"]["error"], "val_loss": r["val"]["loss"],
                      "test_error": r["test"]["error"], "test_accuracy": r["test"]["accuracy"],
                      "epoch_seconds": r["epoch_seconds_median"], "epochs_run": r["epochs_run"]})
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -32,6 +36,8 @@ def select(frame: pd.DataFrame) -> pd.DataFrame:
 def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
     """Mean and std (ddof=0, over splits and seeds) of test error and accuracy in percent, per dataset and model."""
     g = selected.groupby(["dataset", "model"])
+    import pandas as pd
+
     out = pd.DataFrame({
         "test_error_mean": g["test_error"].mean() * 100, "test_error_std": g["test_error"].std(ddof=0) * 100,
         "test_accuracy_mean": g["test_accuracy"].mean() * 100, "test_accuracy_std": g["test_accuracy"].std(ddof=0) * 100,

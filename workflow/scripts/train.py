@@ -4,7 +4,7 @@ from repset.pipeline.train import train_split
 from repset.protocol.jobs import Run
 from repset.threads import set_threads
 
-with job_log(snakemake.log[0]):
+with job_log(snakemake.log[0], exit_on_success=True):
     set_threads(snakemake.threads)
     train_split(snakemake.input.store, Run(**snakemake.params.run), snakemake.params.settings, snakemake.output.record,
                 choice=snakemake.input.get("choice"))
