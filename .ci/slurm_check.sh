@@ -355,6 +355,7 @@ log "snakemake --profile profiles/slurm ${#TARGETS[@]} split jobs (node: $node_c
 SQUEUE_PID=$!
 # In the background, so that a signal to this script is acted on at once (the trap
 # then stops snakemake and cancels its jobs), and with our own deadline.
+: >"$WORK/log/snakemake.out"   # exists before tail follows it
 snakemake --profile profiles/slurm \
     --configfile quick.yaml --config "data_mirror=$REPO/../shared/data/mirror" \
     --slurm-keep-successful-logs \
