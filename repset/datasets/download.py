@@ -6,8 +6,11 @@ checksum matched; a mismatch deletes the temporary file and raises :class:`Check
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import logging
 import os
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -51,12 +54,34 @@ def sha256_file(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def tree_sha256(archive: str | os.PathLike) -> str:
+    """Content hash of a tar archive: sha256 of its sorted ``<member path>\t<sha256 of the member>`` lines
+    (regular files only), independent of how it was packed (order, timestamps, owners, compression)."""
+    lines = []
+    with tarfile.open(archive, "r:*") as tar:
+        for member in tar:
+            if member.isfile():
+                lines.append(f"{member.name}\t{hashlib.sha256(tar.extractfile(member).read()).hexdigest()}")
+    return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()
+
+
 def verify_file(path: str | os.PathLike, source: Source) -> str:
-    """Raise :class:`ChecksumError` unless ``path`` has ``source.sha256`` (when known); return the actual hash."""
+    """Raise :class:`ChecksumError` unless ``path`` has ``source.sha256`` (when known) or, for a packed
+    archive, its ``tree_sha256`` (an archive packed here from the same files); return the actual hash."""
     actual = sha256_file(path)
     if source.sha256 is not None and actual != source.sha256:
+        if source.packed and source.tree_sha256 is not None and tree_sha256(path) == source.tree_sha256:
+            return actual
         raise ChecksumError(path, source.sha256, actual)
     return actual
+
+
+def _matches(path: Path, source: Source) -> bool:
+    try:
+        verify_file(path, source)
+    except (ChecksumError, tarfile.TarError, OSError, EOFError):
+        return False
+    return True
 
 
 #: values of the mirror setting that mean "no mirror" (``--config data_mirror=null`` arrives as a string)
@@ -116,27 +141,82 @@ def _copy_verified(src_stream, target: Path, source: Source, label: str, total: 
     return target
 
 
-def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
-              mirror: str | os.PathLike | None = None) -> Path:
-    assert source.url is not None
+def _with_url(url: str, use, retries: int, backoff: float, timeout: float, mirror) -> object:
+    """``use(response)`` for ``url``, retried with exponential backoff on network and server errors;
+    OfflineError saying what failed (a client error such as 404 is not retried)."""
     last: Exception | None = None
     for attempt in range(max(1, retries)):
         if attempt:
             time.sleep(backoff * 2 ** (attempt - 1))
         try:
-            req = urllib.request.Request(source.url, headers={"User-Agent": "repset-data/0.1"})
+            req = urllib.request.Request(url, headers={"User-Agent": "repset-data/0.1"})
             with urllib.request.urlopen(req, timeout=timeout) as resp:
-                length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
-                return _copy_verified(resp, target, source, source.url, int(length) if length else source.size,
-                                      progress)
+                return use(resp)
         except urllib.error.HTTPError as e:
             if e.code < 500 and e.code != 429:  # permanent: not found, forbidden, ...
-                raise OfflineError(f"cannot download {source.url}: HTTP {e.code}; {_hint(mirror)}") from e
+                raise OfflineError(f"cannot download {url}: HTTP {e.code}; {_hint(mirror)}") from e
             last = e
         except (urllib.error.URLError, OSError, TimeoutError) as e:
             last = e
-    raise OfflineError(f"cannot download {source.url} after {max(1, retries)} attempt(s) ({last}); "
+    raise OfflineError(f"cannot download {url} after {max(1, retries)} attempt(s) ({last}); "
                        f"offline? {_hint(mirror)}") from last
+
+
+def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
+              mirror: str | os.PathLike | None = None) -> Path:
+    assert source.url is not None
+
+    def copy(resp) -> Path:
+        length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
+        return _copy_verified(resp, target, source, source.url, int(length) if length else source.size, progress)
+
+    return _with_url(source.url, copy, retries, backoff, timeout, mirror)
+
+
+def _get(url: str, retries: int, backoff: float, timeout: float, mirror) -> bytes:
+    """The bytes at ``url`` (see :func:`_with_url`)."""
+    return _with_url(url, lambda resp: resp.read(), retries, backoff, timeout, mirror)
+
+
+def _download_packed(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
+                     mirror: str | os.PathLike | None = None) -> Path:
+    """Fetch the members of a packed source one by one (from its pinned listing), pack them into
+    ``target`` (sorted, no timestamps) and keep it only if its content hash is ``source.tree_sha256``."""
+    listing = json.loads(_get(source.listing, retries, backoff, timeout, mirror))
+    if listing.get("truncated"):
+        raise OfflineError(f"{source.listing}: the listing is truncated; place {source.path} in a mirror instead")
+    prefix = source.listing_root + source.members
+    names = sorted(e["path"][len(source.listing_root):] for e in listing.get("tree", [])
+                   if e.get("type") == "blob" and e["path"].startswith(prefix))
+    if not names:
+        raise OfflineError(f"{source.listing} lists no file under {prefix}")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(names), unit="file", desc=target.name, leave=False)
+    fd, tmp = temp_file_beside(target)
+    try:
+        with os.fdopen(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+            for name in names:
+                data = _get(f"{source.member_base}/{name}", retries, backoff, timeout, mirror)
+                info = tarfile.TarInfo(name)
+                info.size, info.mode, info.mtime = len(data), 0o644, 0
+                tar.addfile(info, io.BytesIO(data))
+                if bar is not None:
+                    bar.update(1)
+        actual = tree_sha256(tmp)
+        if actual != source.tree_sha256:
+            raise ChecksumError(f"{source.path} packed from {source.member_base}/{source.members} (content hash)",
+                                source.tree_sha256, actual)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    log.info("%s: %d files fetched and packed, content hash verified", target, len(names))
+    return target
 
 
 def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None = None, *,
@@ -154,7 +234,7 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
                                     f"allow_unverified=True to use an unverified copy")
     target = Path(cache_dir) / source.path
     if target.is_file():
-        if source.sha256 is None or sha256_file(target) == source.sha256:
+        if _matches(target, source):
             return target
         log.warning("%s: sha256 differs from the registry's (corrupted or truncated); fetching it again", target)
     mirror_dir = next((d for d in mirror_dirs(mirror) if (d / source.path).is_file()), None)
@@ -169,23 +249,28 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
         raise OfflineError(f"{source.path} has no public URL ({source.note or 'not published'}): place it at "
                            f"<mirror>/{source.path}; {_hint(mirror)}")
     if source.packed:
-        raise OfflineError(f"{source.path} was packed from many files at {source.url} and cannot be downloaded as "
-                           f"one file: place it at <mirror>/{source.path}, or use the dataset's alternative source; "
-                           f"{_hint(mirror)}")
+        if source.listing is None or source.tree_sha256 is None:
+            raise OfflineError(f"{source.path} was packed from many files at {source.url} and cannot be downloaded "
+                               f"as one file: place it at <mirror>/{source.path}, or use the dataset's alternative "
+                               f"source; {_hint(mirror)}")
+        return _download_packed(source, target, retries, backoff, timeout, progress, mirror)
     return _download(source, target, retries, backoff, timeout, progress, mirror)
 
 
 def _held(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLike | None) -> bool:
-    """Is ``source`` already at hand: in the cache with its sha256, or in a mirror directory?"""
+    """Is ``source`` already at hand: in the cache, verified, or in a mirror directory?"""
     cached = Path(cache_dir) / source.path
-    if cached.is_file() and (source.sha256 is None or sha256_file(cached) == source.sha256):
+    if cached.is_file() and _matches(cached, source):
         return True
     return any((d / source.path).is_file() for d in mirror_dirs(mirror))
 
 
 def _downloadable(source: Source) -> bool:
-    """One public file with a pinned sha256 (not packed here from many files)."""
-    return source.url is not None and source.sha256 is not None and not source.packed
+    """One public file with a pinned sha256, or a packed archive whose files can be fetched one by one
+    and verified by their content hash."""
+    if source.packed:
+        return source.listing is not None and source.tree_sha256 is not None
+    return source.url is not None and source.sha256 is not None
 
 
 def source_options(spec: DatasetSpec) -> list[tuple[str, tuple[Source, ...]]]:
@@ -200,14 +285,16 @@ def source_options(spec: DatasetSpec) -> list[tuple[str, tuple[Source, ...]]]:
 
 def choose_sources(spec: DatasetSpec, cache_dir: str | os.PathLike,
                    mirror: str | os.PathLike | None = None) -> tuple[str, tuple[Source, ...]]:
-    """Which of :func:`source_options` to fetch: the first already at hand (cache or mirror), else the
-    first that can be downloaded file by file with pinned checksums, else the registry's (whose fetch
-    then says what is missing)."""
+    """Which of :func:`source_options` to fetch: the first already at hand (cache or mirror), else one
+    that can be downloaded with pinned checksums (single files before archives packed from many files),
+    else the registry's (whose fetch then says what is missing)."""
     options = source_options(spec)
     for label, sources in options:
         if sources and all(_held(s, cache_dir, mirror) for s in sources):
             return label, sources
-    for label, sources in options:
+    # downloadable ones, fewest packed archives first: one archive beats thousands of single-file requests
+    ranked = sorted(options, key=lambda option: sum(s.packed for s in option[1]))
+    for label, sources in ranked:
         if sources and all(_downloadable(s) for s in sources):
             return label, sources
     return options[0]

@@ -20,7 +20,15 @@ __all__ = [
 MIRROR_ENV = "REPSET_DATA_MIRROR"
 CONFIG_KEY = "data_mirror"
 _GH = "https://raw.githubusercontent.com"
-_TEXTGCN = f"{_GH}/yao8839836/text_gcn/962223652e9bb164ac2d83cd09fc7b8845ce860b/data"
+_TEXTGCN_COMMIT = "962223652e9bb164ac2d83cd09fc7b8845ce860b"
+_TEXTGCN = f"{_GH}/yao8839836/text_gcn/{_TEXTGCN_COMMIT}/data"
+_TEXTGCN_TREE = f"https://api.github.com/repos/yao8839836/text_gcn/git/trees/{_TEXTGCN_COMMIT}?recursive=1"
+
+
+def _textgcn_packed(path: str, folder: str, sha: str, size: int, tree: str) -> Source:
+    """An archive the mirror packed from text_gcn's ``data/<folder>/``; downloadable file by file."""
+    return _s(path, f"{_TEXTGCN}/{folder}/...", sha, size, packed=True, tree_sha256=tree, listing=_TEXTGCN_TREE,
+              listing_root="data/", members=f"{folder}/", member_base=_TEXTGCN)
 _WMD = f"{_GH}/mkusner/wmd/8522da3231cacbe91f94bad95651372bdf03762c"
 _IHGNN = f"{_GH}/yeweiysh/IHGNN/b17214636dd0a0f83b05849cc6dc9ec2ebd4efbf/data"
 _GBGC = f"{_GH}/SuperVillian/GBGC/bc6a710ff57010dfccef68f5e4a294692ccbf242/dataset"
@@ -36,6 +44,11 @@ class Source:
     download unless ``allow_unverified=True``. ``packed=True`` marks an archive that the mirror packed
     deterministically from the many files at ``url`` (a pattern): it cannot be downloaded as one file.
     ``url=None`` marks a file with no pinned public URL (it must be supplied in the mirror).
+
+    A packed archive can still be downloaded where ``listing`` names a JSON listing of a repository at a
+    pinned commit (GitHub's git/trees API): its entries under ``listing_root + members`` are fetched one
+    by one from ``member_base`` and packed here. Such an archive's bytes differ from the mirror's, so
+    both are verified by ``tree_sha256``, a hash of their content (:func:`~repset.datasets.download.tree_sha256`).
     """
 
     path: str
@@ -44,6 +57,11 @@ class Source:
     size: int | None = None
     packed: bool = False
     note: str = ""
+    tree_sha256: str | None = None
+    listing: str | None = None
+    listing_root: str = ""
+    members: str = ""
+    member_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,8 +174,9 @@ TEXT_DATASETS: dict[str, DatasetSpec] = {s.name: s for s in [
         wmd_mat="recipe2-emd_tr_te_split.mat", notes="exists only inside the WMD .mat files: not available offline"),
     DatasetSpec(
         "ohsumed", "OHSUMED", "text",
-        (_s("ohsumed/ohsumed-single-23.tar.gz", f"{_TEXTGCN}/ohsumed_single_23/{{training,test}}/<Cxx>/<id>",
-            "7a3846b302810004e51dd52e708044bdd5ab96d441ac7ff6744aca956ade853e", 3402241, packed=True),),
+        (_textgcn_packed("ohsumed/ohsumed-single-23.tar.gz", "ohsumed_single_23",
+                         "7a3846b302810004e51dd52e708044bdd5ab96d441ac7ff6744aca956ade853e", 3402241,
+                         "a0e5f2c719fe567bbc1b875ac0f4e65d23b8d77a2ebcf766896c5b6db31ff869"),),
         "ohsumed_tar", "predefined", 1, ExpectedText(2881, 10, 1249, 1632), PaperText(3999, 5153, 31789, 59.2, 10),
         alt_sources=(_s("ohsumed/ohsumed-first-20000-docs.tar.gz",
                         "http://disi.unitn.it/moschitti/corpora/ohsumed-first-20000-docs.tar.gz", None, None,
@@ -196,8 +215,9 @@ TEXT_DATASETS: dict[str, DatasetSpec] = {s.name: s for s in [
         wmd_mat="amazon-emd_tr_te_split.mat", notes="complete; class = product domain"),
     DatasetSpec(
         "20ng", "20NG", "text",
-        (_s("20ng/20news-bydate.tar.gz", f"{_TEXTGCN}/20ng/20news-bydate-{{train,test}}/<group>/<id>",
-            "69231f7214c9b3f7e43f1b4c5b6338634b34333c5c466aff8bda7f68192f9e57", 14388013, packed=True),),
+        (_textgcn_packed("20ng/20news-bydate.tar.gz", "20ng",
+                         "69231f7214c9b3f7e43f1b4c5b6338634b34333c5c466aff8bda7f68192f9e57", 14388013,
+                         "5f162faaa9930819152c6b6f49e23c6756e13f2a406734a392d4f239214a51c7"),),
         "20ng_tar", "predefined", 1, ExpectedText(18846, 20, 11314, 7532), PaperText(11293, 7528, 29671, 72, 20),
         alt_sources=(_s("20ng/official/20news-bydate.tar.gz", "https://ndownloader.figshare.com/files/5975967",
                         "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610", None,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import tarfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from repset.datasets import download as D
 from repset.datasets.registry import Source
+from repo_paths import MIRROR
 
 DATA = b"hello repset\n" * 100
 SHA = hashlib.sha256(DATA).hexdigest()
@@ -196,3 +198,64 @@ def test_20ng_has_a_downloadable_source_with_scikit_learns_checksum():
     assert official.url == "https://ndownloader.figshare.com/files/5975967" and not official.packed
     assert official.sha256 == "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610"
     assert [label for label, _ in D.source_options(get_spec("ohsumed"))] == ["registry"]   # nothing pinned
+
+
+def _fake_repo(tmp_path, files: dict[str, bytes]):
+    """A repository at a pinned commit as file:// URLs: its git/trees listing and its raw files."""
+    import json
+
+    root = tmp_path / "repo"
+    for name, data in files.items():
+        (root / "data" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "data" / name).write_bytes(data)
+    tree = [{"path": f"data/{n}", "type": "blob"} for n in files] + [{"path": "data/corpus", "type": "tree"},
+                                                                     {"path": "README.md", "type": "blob"}]
+    (tmp_path / "tree.json").write_text(json.dumps({"tree": tree, "truncated": False}))
+    return (tmp_path / "tree.json").as_uri(), (root / "data").as_uri()
+
+
+def _tree_hash(files: dict[str, bytes], folder: str) -> str:
+    lines = sorted(f"{n}\t{hashlib.sha256(d).hexdigest()}" for n, d in files.items() if n.startswith(folder))
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+FILES = {"ohsumed_single_23/training/C01/0000001": b"heart attack\n", "ohsumed_single_23/test/C02/0000002": b"cancer\n",
+         "R8/train.txt": b"not a member\n"}
+
+
+def test_a_packed_archive_is_fetched_file_by_file_and_verified_by_content(tmp_path):
+    listing, base = _fake_repo(tmp_path, FILES)
+    src = Source("ohsumed/ohsumed-single-23.tar.gz", f"{base}/ohsumed_single_23/...", "0" * 64, packed=True,
+                 tree_sha256=_tree_hash(FILES, "ohsumed_single_23/"), listing=listing, listing_root="data/",
+                 members="ohsumed_single_23/", member_base=base)
+    path = D.fetch(src, tmp_path / "cache", tmp_path / "no-mirror", progress=False)
+    with tarfile.open(path) as tar:
+        assert sorted(m.name for m in tar) == sorted(n for n in FILES if n.startswith("ohsumed"))
+    assert D.tree_sha256(path) == src.tree_sha256 and D.verify_file(path, src)     # bytes differ, content equal
+    assert D.fetch(src, tmp_path / "cache", progress=False) == path                 # the cached copy is reused
+    changed = dict(FILES, **{"ohsumed_single_23/test/C02/0000002": b"tampered\n"})
+    listing, base = _fake_repo(tmp_path / "other", changed)
+    bad = Source(src.path, src.url, src.sha256, packed=True, tree_sha256=src.tree_sha256, listing=listing,
+                 listing_root="data/", members="ohsumed_single_23/", member_base=base)
+    with pytest.raises(D.ChecksumError, match="content hash"):
+        D.fetch(bad, tmp_path / "cache2", tmp_path / "no-mirror", progress=False)
+    assert _leftovers(tmp_path / "cache2") == []
+
+
+def test_ohsumed_and_20ng_are_downloadable_from_text_gcn_at_a_pinned_commit():
+    from repset.datasets.registry import get_spec
+
+    for name in ("ohsumed", "20ng"):
+        (packed,) = get_spec(name).sources
+        assert packed.packed and packed.tree_sha256 and "962223652e9bb164ac2d83cd09fc7b8845ce860b" in packed.listing
+    spec = get_spec("20ng")   # both downloadable: the single official archive is preferred
+    assert D.choose_sources(spec, "/nonexistent-cache", "/nonexistent-mirror")[0] == "alternative"
+
+
+@pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")
+@pytest.mark.parametrize("name", ["ohsumed", "20ng"])
+def test_the_mirrors_packed_archives_have_the_registrys_content_hash(name):
+    from repset.datasets.registry import get_spec
+
+    (packed,) = get_spec(name).sources
+    assert D.tree_sha256(MIRROR / packed.path) == packed.tree_sha256
