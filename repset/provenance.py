@@ -52,6 +52,7 @@ def provenance(config: dict | None = None, seed: int | None = None, **extra) -> 
         "python": platform.python_version(),
         "platform": platform.platform(),
         "torch_threads": torch.get_num_threads(),
-        "git_commit": git_commit(Path(__file__).resolve().parent),
+        # the installed package's checkout, else (a non-editable install) the workflow's, run from its root
+        "git_commit": git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()),
         **extra,
     }

@@ -1,4 +1,6 @@
 """Provenance blocks carry versions, hashes and seeds."""
+from pathlib import Path
+
 from repset.provenance import config_hash, package_versions, provenance
 
 
@@ -12,3 +14,12 @@ def test_provenance_fields():
     assert p["seed"] == 3 and p["solver"] == "scipy" and len(p["config_sha256"]) == 64
     assert p["packages"]["torch"] and p["packages"]["numpy"]
     assert package_versions(("surely-not-installed-pkg",)) == {"surely-not-installed-pkg": None}
+
+
+def test_commit_falls_back_to_the_workflow_checkout(monkeypatch, tmp_path):
+    import repset.provenance as P
+
+    calls = []
+    monkeypatch.setattr(P, "git_commit", lambda path: calls.append(str(path)) or (None if len(calls) == 1 else "abc123"))
+    assert P.provenance({"a": 1})["git_commit"] == "abc123"      # the package's folder is no checkout (site-packages)
+    assert calls[1] == str(Path.cwd())

@@ -10,7 +10,7 @@ import pandas as pd
 
 from repset.datasets.registry import get_spec
 from repset.io import write_atomic
-from repset.provenance import config_hash, package_versions
+from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.reported import reported_results
 from repset.report.tables import DISPLAY, compare_with_paper, to_markdown, wide_table, write_table
 
@@ -78,14 +78,46 @@ def _fmt(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.map(lambda v: f"{v:.2f}" if isinstance(v, float) else ("-" if v is None else v))
 
 
+#: the paper's protocol: what a config must keep to call its numbers a reproduction of the paper's
+PAPER_PROTOCOL = {"text_splits": 5, "graph_splits": 100, "grid_splits": None}
+PAPER_GRID = {"n_hidden_sets": [20, 30, 50, 100], "hidden_set_size": [10, 20, 50]}
+PAPER_DATASETS = {"text": ["bbcsport", "twitter", "recipe", "ohsumed", "classic", "reuters", "amazon", "20ng"],
+                  "graph": ["MUTAG", "PROTEINS", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY"]}
+
+
+def protocol_differences(config: dict) -> list[str]:
+    """How ``config`` departs from the paper's protocol (empty: the paper's protocol)."""
+    out = []
+    for key, paper in PAPER_PROTOCOL.items():
+        ours = config["protocol"].get(key)
+        if ours != paper and not (key.endswith("_splits") and paper is not None and ours is not None and ours >= paper):
+            out.append(f"protocol.{key} = {ours} (paper: {'every split' if paper is None else paper})")
+    for model in ("repset", "approx_repset"):
+        grid = config["models"].get(model, {}).get("grid")
+        if grid is not None and {k: sorted(v) for k, v in grid.items()} != PAPER_GRID:
+            out.append(f"models.{model}.grid = {grid} (paper: {PAPER_GRID})")
+    for kind, names in PAPER_DATASETS.items():
+        missing = sorted({get_spec(n).name for n in names} - {get_spec(n).name for n in config["datasets"][kind]})
+        if missing:
+            out.append(f"{kind} datasets left out: {', '.join(missing)}")
+    return out
+
+
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
-                 store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = ()) -> Path:
-    """results/REPORT.md: setup, the two result tables, paper vs ours with deltas, provenance, input differences."""
+                 store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
+                 configfiles: Sequence[str] = ()) -> Path:
+    """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
+    setup, the two result tables, paper vs ours with deltas, provenance, input differences."""
     comp = comparison(ours)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
+    differences = protocol_differences(config)
     lines = [
         "# RepSet reproduction report", "",
-        "Reproduced with `snakemake all` (this repository); paper: Skianis et al., AISTATS 2020.", "",
+        f"Produced by this repository's workflow (`snakemake`) at commit `{git_commit(Path.cwd())}` with the "
+        f"config files {', '.join(f'`{f}`' for f in configfiles) or '(none named)'}; paper: Skianis et al., "
+        "AISTATS 2020.", "",
+        ("**The paper's protocol.**" if not differences else
+         "**Departures from the paper's protocol:** " + "; ".join(differences) + "."), "",
         "## Setup", "",
         f"- solver for exact RepSet: `{config['solver']}`; config sha256 `{config_hash(config)}`",
         f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",

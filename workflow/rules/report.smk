@@ -85,5 +85,6 @@ rule report:
     params:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],
+        configfiles=[str(f) for f in workflow.configfiles],
     script:
         "../scripts/report.py"

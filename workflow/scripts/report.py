@@ -13,4 +13,5 @@ with job_log(snakemake.log[0]):
     metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
     budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
     write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
-                 extra_sections=[("Cost of the full protocol on this machine (estimate)", budget)])
+                 extra_sections=[("Cost of this config's protocol on this machine (estimate)", budget)],
+                 configfiles=snakemake.params.configfiles)
