@@ -39,26 +39,51 @@ def wide_table(results: pd.DataFrame, datasets: Sequence[str], methods: Sequence
     return table
 
 
-def _body(table: pd.DataFrame):
-    """(index label, row values) pairs; ``astype(object)`` keeps integer columns integers beside floats."""
-    return zip(table.index, table.astype(object).values)
+#: characters with a meaning in Markdown table cells (emphasis, code, links, HTML, the cell separator)
+_MARKDOWN_SPECIAL = "\\`*_[]<>|"
+
+
+def _markdown_escape(value) -> str:
+    text = str(value)
+    for ch in _MARKDOWN_SPECIAL:
+        text = text.replace(ch, "\\" + ch)
+    return text
 
 
 def to_markdown(table: pd.DataFrame) -> str:
-    header = [table.index.name or ""] + list(table.columns)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |" for i, row in _body(table)]
-    return "\n".join(lines) + "\n"
+    """A GitHub-flavoured Markdown table (pandas/tabulate), every cell and label escaped; integer
+    columns stay integers beside float ones."""
+    shown = table.astype(object).map(_markdown_escape)
+    shown.index = [_markdown_escape(i) for i in table.index]
+    shown.index.name = _markdown_escape(table.index.name or "")
+    shown.columns = [_markdown_escape(c) for c in table.columns]
+    return shown.to_markdown(tablefmt="github", disable_numparse=True) + "\n"
+
+
+#: LaTeX's special characters in text and their safe forms (as pandas' ``escape="latex"``; for captions)
+_LATEX_SPECIAL = {"\\": r"\textbackslash ", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde ", "^": r"\textasciicircum "}
+
+
+def latex_text(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped, as pandas escapes table cells."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _pm(text: str) -> str:
+    return text.replace("±", r"\ensuremath{\pm}")
 
 
 def to_latex(table: pd.DataFrame, caption: str = "") -> str:
-    esc = lambda s: str(s).replace("±", r"$\pm$").replace("_", r"\_").replace("%", r"\%")  # noqa: E731
-    cols = "l" + "c" * len(table.columns)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{esc(caption)}}}", rf"\begin{{tabular}}{{{cols}}}",
-             r"\toprule", " & ".join([""] + [esc(c) for c in table.columns]) + r" \\", r"\midrule"]
-    lines += [" & ".join([esc(i)] + [esc(v) for v in row]) + r" \\" for i, row in _body(table)]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    """A booktabs ``table`` through pandas' Styler: cells and labels escaped by pandas
+    (``escape="latex"``), the caption likewise; ``±`` becomes ``\\ensuremath{\\pm}``."""
+    shown = table.astype(object).rename_axis(None)
+    styler = (shown.style.format(lambda v: _pm(str(v)), escape="latex")
+              .format_index(lambda v: _pm(str(v)), escape="latex", axis=0)
+              .format_index(lambda v: _pm(str(v)), escape="latex", axis=1))
+    return styler.to_latex(caption=_pm(latex_text(caption)) if caption else None, position="t",
+                           position_float="centering", hrules=True, column_format="l" + "c" * len(table.columns),
+                           environment="table")
 
 
 def write_table(table: pd.DataFrame, stem: str | os.PathLike, caption: str = "") -> list[str]:
