@@ -71,7 +71,47 @@ def comparison(ours: pd.DataFrame) -> pd.DataFrame:
     out = pd.concat(frames, ignore_index=True)
     out["method"] = out["method"].map(lambda m: DISPLAY.get(m, m))
     out["dataset"] = out["dataset"].map(lambda d: get_spec(d).display)
+    out["verdict"] = out["delta_in_paper_sigma"].map(verdict)
     return out
+
+
+def verdict(delta_in_sigma: float) -> str:
+    """Where a cell lands against the paper: within 1 or 2 of the paper's std, outside, or no std given."""
+    if delta_in_sigma is None or pd.isna(delta_in_sigma):
+        return "no paper std"
+    size = abs(float(delta_in_sigma))
+    return "within 1 sigma" if size <= 1 else "within 2 sigma" if size <= 2 else "outside 2 sigma"
+
+
+def verdict_summary(comp: pd.DataFrame) -> pd.DataFrame:
+    """Per table: cells compared, how many within 1 and 2 paper sigma (cumulative), outside, without a std."""
+    rows = []
+    for table, part in comp.groupby("table", sort=False):
+        v = part["verdict"]
+        rows.append({"table": table, "cells": len(part), "within 1 sigma": int((v == "within 1 sigma").sum()),
+                     "within 2 sigma": int(v.isin(["within 1 sigma", "within 2 sigma"]).sum()),
+                     "outside 2 sigma": int((v == "outside 2 sigma").sum()),
+                     "no paper std": int((v == "no paper std").sum())})
+    return pd.DataFrame(rows).set_index("table")
+
+
+def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset")) -> pd.DataFrame:
+    """Rank (1 = best) of ``methods`` among the methods we ran, per dataset, ours beside the paper's
+    ranking of the same methods (text: lower error is better; graphs: higher accuracy)."""
+    reported = reported_results()
+    rows = []
+    for (table, dataset), part in ours.groupby(["table", "dataset"], sort=False):
+        paper = _paper(reported, table)
+        paper = paper[(paper["dataset"] == dataset) & paper["method"].isin(part["method"])]
+        ascending = table == "text"
+        mine = part.set_index("method")["mean"].rank(ascending=ascending, method="min")
+        theirs = paper.set_index("method")["mean"].rank(ascending=ascending, method="min")
+        for m in methods:
+            if m in mine.index:
+                rows.append({"table": table, "dataset": get_spec(dataset).display, "method": DISPLAY.get(m, m),
+                             "rank ours": int(mine[m]), "rank paper": int(theirs[m]) if m in theirs.index else None,
+                             "of": int(len(mine))})
+    return pd.DataFrame(rows, columns=["table", "dataset", "method", "rank ours", "rank paper", "of"])
 
 
 def _fmt(frame: pd.DataFrame) -> pd.DataFrame:
@@ -132,9 +172,14 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "## Text categorisation: test error (%)", "", to_markdown(tables["text"]),
         "## Graph classification: accuracy (%)", "", to_markdown(tables["graph"]),
         "## Paper vs reproduced", "",
-        "delta = ours - paper; in units of the paper's std where it gives one.", "",
+        "delta = ours - paper; in units of the paper's std where it gives one; verdict: within 1 or 2 of the "
+        "paper's std, or outside (every cell outside 2 sigma is unexplained unless a measured cause is given).", "",
         to_markdown(_fmt(comp.set_index("method")[["table", "dataset", "mean_ours", "std_ours", "mean_paper",
-                                                  "std_paper", "delta", "delta_in_paper_sigma"]])),
+                                                  "std_paper", "delta", "delta_in_paper_sigma", "verdict"]])),
+        "### Cells per table", "", to_markdown(verdict_summary(comp)) if len(comp) else "(no cell to compare)\n",
+        "### Where RepSet and ApproxRepSet rank", "",
+        "Among the methods run here, per dataset (1 = best), beside the paper's ranking of the same methods.", "",
+        to_markdown(ranks(ours).set_index("table")) if len(ours) else "(no run)\n",
         "## Input differences that explain deltas", "",
         "- word vectors: see Setup; GloVe 6B 50-d (offline) instead of GoogleNews 300-d lowers capacity and vocabulary",
         "- OHSUMED: the mirror holds only the single-label subset (1,249 + 1,632 docs) vs the paper's 3,999 + 5,153",

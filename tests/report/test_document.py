@@ -24,3 +24,31 @@ def test_a_reduced_profile_is_named_as_such():
     assert "protocol.grid_splits = 1 (paper: every split)" in found
     assert any(d.startswith("models.repset.grid") for d in found)
     assert any(d.startswith("graph datasets left out: IMDB-BINARY") for d in found)
+
+
+def test_verdicts_and_their_summary():
+    import pandas as pd
+
+    from repset.report.document import verdict, verdict_summary
+
+    assert [verdict(x) for x in (0.4, -1.0, 1.5, -2.5, float("nan"))] == [
+        "within 1 sigma", "within 1 sigma", "within 2 sigma", "outside 2 sigma", "no paper std"]
+    comp = pd.DataFrame({"table": ["text"] * 4 + ["graph"],
+                         "verdict": ["within 1 sigma", "within 2 sigma", "outside 2 sigma", "no paper std",
+                                     "within 1 sigma"]})
+    summary = verdict_summary(comp)
+    assert summary.loc["text"].tolist() == [4, 1, 2, 1, 1] and summary.loc["graph"].tolist() == [1, 1, 1, 0, 0]
+
+
+def test_ranks_put_lower_error_and_higher_accuracy_first():
+    import pandas as pd
+
+    from repset.report.document import ranks
+
+    ours = pd.DataFrame({"table": ["text"] * 3 + ["graph"] * 2, "dataset": ["bbcsport"] * 3 + ["MUTAG"] * 2,
+                         "method": ["repset", "approx_repset", "deepsets", "repset", "deepsets"],
+                         "mean": [2.0, 5.0, 3.0, 80.0, 90.0], "std": [0.1] * 5, "source": ["ours"] * 5})
+    r = ranks(ours).set_index(["dataset", "method"])
+    assert r.loc[("BBCSPORT", "RepSet"), "rank ours"] == 1 and r.loc[("BBCSPORT", "ApproxRepSet"), "rank ours"] == 3
+    assert r.loc[("MUTAG", "RepSet"), "rank ours"] == 2 and r.loc[("MUTAG", "RepSet"), "of"] == 2
+    assert r.loc[("BBCSPORT", "RepSet"), "rank paper"] is not None
