@@ -52,7 +52,7 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
             raise ValueError(f"{choice}: chose point {point!r}, not in the model's grid {sorted(options)}")
         options = options[point]
     train = TrainConfig(**settings["train"], seed=run.seed)
-    record, _ = train_run(data, splits[run.split], settings["layer"], options, train)
+    record, _ = train_run(data, splits[run.split], settings["layer"], options, train, progress=_log_epoch)
     store_meta = {k: v for k, v in meta.items() if k not in STORE_ARRAYS}   # the sidecar: sha256, sizes, provenance
     result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
               "seed": run.seed, "grid_choice": grid_choice, "store": str(store), "store_meta": store_meta,
@@ -62,6 +62,13 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
              record["train_seconds"])
     write_json(out, result)
     return result
+
+
+def _log_epoch(e: dict) -> None:
+    val = e["val"] or {}
+    log.info("epoch %d/%d: train loss %.4f, val loss %.4f error %.4f, %.2f s; best epoch %s; ETA <= %.0f s",
+             e["epoch"], e["epochs"], e["train_loss"], val.get("loss", float("nan")), val.get("error", float("nan")),
+             e["seconds"], None if e["best_epoch"] is None else e["best_epoch"] + 1, e["eta_seconds"])
 
 
 def grid_choice(record_files: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:

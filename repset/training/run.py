@@ -3,7 +3,7 @@ val part, evaluated on test; the result is a JSON-ready record (metrics, timings
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import torch
@@ -17,9 +17,10 @@ __all__ = ["train_run"]
 
 
 def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_options: dict,
-              train: TrainConfig, hidden_dims: Iterable[int] = (), n_classes: int | None = None
-              ) -> tuple[dict, SetClassifier]:
-    """Train and evaluate one model on one split; return (record: metrics, timings; the trained model)."""
+              train: TrainConfig, hidden_dims: Iterable[int] = (), n_classes: int | None = None,
+              progress: Callable[[dict], None] | None = None) -> tuple[dict, SetClassifier]:
+    """Train and evaluate one model on one split; return (record: metrics, timings; the trained model).
+    ``progress``: called after every epoch (see :func:`~repset.training.trainer.fit`)."""
     for part in ("train", "val", "test"):
         if part not in split or len(split[part]) == 0:
             raise ValueError(f"split has no {part!r} part (keys: {sorted(split)})")
@@ -28,7 +29,7 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
     model = SetClassifier(build_layer(layer, data.dim, **layer_options), n_classes, hidden_dims=list(hidden_dims))
     parts = {p: data.subset(split[p]) for p in ("train", "val", "test")}
     start = time.perf_counter()
-    history = fit(model, parts["train"], train, val=parts["val"])
+    history = fit(model, parts["train"], train, val=parts["val"], progress=progress)
     seconds = time.perf_counter() - start
     best = history["best_epoch"]
     return {

@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -80,10 +81,14 @@ def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: 
     return {"loss": loss_sum / n, "accuracy": correct / n, "error": 1.0 - correct / n}
 
 
-def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDataset | None = None) -> dict:
+def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDataset | None = None,
+        progress: Callable[[dict], None] | None = None) -> dict:
     """Train ``model`` in place; with ``val`` and ``patience``, keep the weights of the best epoch
     (lowest validation loss) and stop after ``patience`` epochs without improvement.
 
+    ``progress`` is called after every epoch with ``epoch`` (1-based), ``epochs``, ``train_loss``,
+    ``val`` (metrics or None), ``seconds`` (this epoch's), ``best_epoch`` and ``eta_seconds`` (the
+    remaining epochs at the mean pace so far; early stopping may end sooner).
     Returns a history dict: per-epoch train loss, validation metrics, seconds, best epoch.
     """
     if config.patience is not None and val is None:
@@ -109,17 +114,30 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
         history["epoch_seconds"].append(time.perf_counter() - start)
         history["train_loss"].append(total / len(train))
         if val is None:
+            _report(progress, history, epoch, config.epochs)
             continue
         metrics = evaluate(model, val, device=config.device)
         history["val"].append(metrics)
+        stop = False
         if metrics["loss"] < best_loss:
             best_loss, best_state, waited = metrics["loss"], copy.deepcopy(model.state_dict()), 0
             history["best_epoch"] = epoch
         elif config.patience is not None:
             waited += 1
-            if waited >= config.patience:
-                break
+            stop = waited >= config.patience
+        _report(progress, history, epoch, config.epochs)
+        if stop:
+            break
     if best_state is not None:
         model.load_state_dict(best_state)
     history["epochs_run"] = len(history["train_loss"])
     return history
+
+
+def _report(progress: Callable[[dict], None] | None, history: dict, epoch: int, epochs: int) -> None:
+    if progress is None:
+        return
+    seconds = history["epoch_seconds"]
+    progress({"epoch": epoch + 1, "epochs": epochs, "train_loss": history["train_loss"][-1],
+              "val": history["val"][-1] if history["val"] else None, "seconds": seconds[-1],
+              "best_epoch": history["best_epoch"], "eta_seconds": (epochs - epoch - 1) * sum(seconds) / len(seconds)})

@@ -5,7 +5,7 @@ import torch
 
 from repset.sets import SetDataset
 from repset.layers import ApproxRepSet
-from repset.training.classifier import SetClassifier
+from repset.training.classifier import SetClassifier, build_layer
 from repset.training.trainer import TrainConfig, evaluate, fit, seed_everything
 
 
@@ -62,3 +62,17 @@ def test_bucketed_batches_cover_every_set_once_with_less_padding():
     assert BUCKET_POOL * 8 < 1000   # several pools: the order across pools stays random
     ordered = batch_indices(1000, 8, None, lengths)                     # evaluation: all sorted by size
     assert torch.equal(lengths[torch.cat(ordered)], torch.sort(lengths).values)
+
+
+def test_progress_reports_every_epoch_with_an_eta():
+    from set_checks import two_class_sets
+
+    data, split = two_class_sets()
+    seen = []
+    seed_everything(0)
+    model = SetClassifier(build_layer("deepsets", data.dim), 2)
+    history = fit(model, data.subset(split["train"]), TrainConfig(epochs=6, batch_size=8, patience=2),
+                  val=data.subset(split["val"]), progress=seen.append)
+    assert [e["epoch"] for e in seen] == list(range(1, history["epochs_run"] + 1)) and seen[0]["epochs"] == 6
+    assert all(e["val"] is not None and e["seconds"] > 0 for e in seen)
+    assert seen[-1]["eta_seconds"] == pytest.approx((6 - len(seen)) * sum(history["epoch_seconds"]) / len(seen))
