@@ -24,6 +24,7 @@ the smallest k.
 from __future__ import annotations
 
 import bisect
+import logging
 import math
 import multiprocessing as mp
 import os
@@ -37,6 +38,8 @@ import numpy as np
 from repset.wmd.distance import _as_embeddings, _emd, _euclid, _sq_norms, normalize_doc
 
 __all__ = ["METHODS", "VOTES", "knn_predict", "wmd_knn"]
+
+log = logging.getLogger(__name__)
 
 METHODS = ("wmd", "rwmd", "wcd")
 VOTES = ("kusner", "plurality")
@@ -151,18 +154,40 @@ def _work(queries: list) -> list:
     return [_neighbours(q, s["pool"], s["E"], s["K"], s["method"], s["prune"]) for q in queries]
 
 
+class _Progress:
+    """Logs ``<label>: done/total queries, elapsed, ETA`` at most every ``every`` seconds, and at the end."""
+
+    def __init__(self, total: int, label: str, every: float = 30.0) -> None:
+        self.total, self.label, self.every, self.done = total, label, every, 0
+        self.start = self.last = time.perf_counter()
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last, elapsed = now, now - self.start
+            eta = elapsed * (self.total - self.done) / max(self.done, 1)
+            log.info("%s: %d/%d queries, %.0f s, ETA %.0f s", self.label, self.done, self.total, elapsed, eta)
+
+
 def _all_neighbours(queries: list, pool: _Pool, E: np.ndarray, K: int, method: str, prune: bool,
-                    n_jobs: int) -> tuple[np.ndarray, np.ndarray, int]:
+                    n_jobs: int, label: str = "WMD kNN") -> tuple[np.ndarray, np.ndarray, int]:
+    progress = _Progress(len(queries), label)
+    results = []
     if n_jobs == 1 or len(queries) < 2:
-        results = [_neighbours(q, pool, E, K, method, prune) for q in queries]
+        for q in queries:
+            results.append(_neighbours(q, pool, E, K, method, prune))
+            progress.advance(1)
     else:
-        n_chunks = min(len(queries), 4 * n_jobs)
+        n_chunks = min(len(queries), 16 * n_jobs)   # small enough chunks to report progress as they finish
         bounds = np.linspace(0, len(queries), n_chunks + 1).astype(int)
         chunks = [queries[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
         method_name = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context(method_name), initializer=_init_worker,
                                  initargs=(pool, E, K, method, prune)) as ex:
-            results = [r for part in ex.map(_work, chunks) for r in part]
+            for part in ex.map(_work, chunks):
+                results += part
+                progress.advance(len(part))
     idx = np.stack([r[0] for r in results])
     dist = np.stack([r[1] for r in results])
     return idx, dist, int(sum(r[2] for r in results))
@@ -263,7 +288,8 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
     if len(k_values) > 1 or val:
         t = time.perf_counter()
         K = min(k_values[-1], len(train))
-        idx, _, n_exact = _all_neighbours(val, _Pool.build(train, E), E, K, method, prune, n_jobs)
+        idx, _, n_exact = _all_neighbours(val, _Pool.build(train, E), E, K, method, prune, n_jobs,
+                                          label="WMD kNN, validation")
         for k in k_values:
             if k <= K:
                 val_errors[k] = float(np.mean(knn_predict(c_train[idx], k, vote) != c_val))
@@ -278,7 +304,8 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
     t = time.perf_counter()
     pool_docs, pool_codes = (train + val, codes) if final_pool == "train+val" else (train, c_train)
     K = min(best_k, len(pool_docs))   # only the chosen k is needed: a smaller K prunes more
-    idx, dist, n_exact = _all_neighbours(test, _Pool.build(pool_docs, E), E, K, method, prune, n_jobs)
+    idx, dist, n_exact = _all_neighbours(test, _Pool.build(pool_docs, E), E, K, method, prune, n_jobs,
+                                         label="WMD kNN, test")
     pred = classes[knn_predict(pool_codes[idx], K, vote)]
     pruning["test"] = {"n_pairs": len(test) * len(pool_docs), "n_exact": n_exact}
     phase_seconds["test"] = time.perf_counter() - t

@@ -93,3 +93,16 @@ def test_knn_input_validation():
         wmd_knn([([0], [1])], [0], [([1], [1])], E, k_values=[1, 3])
     with pytest.raises(ValueError, match=r"test_docs\[1\]: empty document"):
         wmd_knn([([0], [1])], [0], [([1], [1]), ([], [])], E, k_values=[1])
+
+
+def test_long_searches_report_progress(caplog):
+    import logging
+
+    from repset.wmd.knn import _Progress
+
+    progress = _Progress(10, "WMD kNN, test", every=0.0)
+    with caplog.at_level(logging.INFO, logger="repset.wmd.knn"):
+        for _ in range(10):
+            progress.advance(1)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 10 and lines[-1].startswith("WMD kNN, test: 10/10 queries") and "ETA 0 s" in lines[-1]
