@@ -20,8 +20,9 @@ class ApproxRepSet(HiddenSetLayer):
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 form: str = "paper", normalize: str = "none", grad_mode: str = "sparse") -> None:
-        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode)
+                 form: str = "paper", normalize: str = "none", grad_mode: str = "sparse",
+                 init: str = "uniform") -> None:
+        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
         if form not in FORMS:
             raise ValueError(f"unknown form={form!r}; valid: {', '.join(FORMS)}")
         self.form = form

@@ -12,6 +12,10 @@ from ..sets import check_set_batch
 from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
+#: hidden-set initialisations: the authors' two (their ApproxRepSet code: uniform [-1, 1]; their exact
+#: RepSet code: standard normal) and two that read the training elements (see ``init_from_elements``)
+INITS = ("uniform", "normal", "elements", "scaled")
+DATA_INITS = ("elements", "scaled")
 
 
 class HiddenSetLayer(nn.Module):
@@ -24,13 +28,21 @@ class HiddenSetLayer(nn.Module):
         normalize: ``"none"`` (the paper) or ``"input_size"`` (divide by |X|, the official code).
         grad_mode: ``"sparse"`` (gradient from the selected pair indices) or ``"dense"`` (autograd
             through the full edge-weight tensor); same values, see :mod:`.matched_sum`.
+        init: ``"uniform"`` in [-1, 1] (default; the authors' ApproxRepSet code), ``"normal"`` (standard
+            normal, the authors' exact RepSet code), or, from the training elements (the trainer calls
+            :meth:`init_from_elements`), ``"elements"`` (each hidden element a random training element
+            plus noise of 0.1 of the per-dimension std) or ``"scaled"`` (normal with the elements'
+            per-dimension mean and std).
     The hidden sets are the columns of ``weight`` of shape ``(d, m, K)``, ``K = max |Y_k|``;
     columns ``>= |Y_k|`` of set k are padding, masked out and never trained.
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 normalize: str = "none", grad_mode: str = "sparse") -> None:
+                 normalize: str = "none", grad_mode: str = "sparse", init: str = "uniform") -> None:
         super().__init__()
+        if init not in INITS:
+            raise ValueError(f"unknown init={init!r}; valid: {', '.join(INITS)}")
+        self.init = init
         if not (_is_int(in_dim) and _is_int(n_hidden_sets)) or in_dim < 1 or n_hidden_sets < 1:
             raise ValueError(f"in_dim and n_hidden_sets must be integers >= 1, got {in_dim!r}, {n_hidden_sets!r}")
         in_dim, n_hidden_sets = int(in_dim), int(n_hidden_sets)
@@ -56,9 +68,39 @@ class HiddenSetLayer(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Uniform in [-1, 1] as the official code; padding columns are zero."""
+        """Standard normal for ``init="normal"``, else uniform in [-1, 1] (the data-aware inits start
+        there until :meth:`init_from_elements`); padding columns are zero."""
         with torch.no_grad():
-            self.weight.uniform_(-1.0, 1.0)
+            if self.init == "normal":
+                self.weight.normal_()
+            else:
+                self.weight.uniform_(-1.0, 1.0)
+            self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
+
+    @property
+    def needs_data_init(self) -> bool:
+        """True when the hidden sets are drawn from the training elements (``init`` in :data:`DATA_INITS`)."""
+        return self.init in DATA_INITS
+
+    def init_from_elements(self, elements: torch.Tensor) -> None:
+        """Draw the hidden sets from training elements ``(n, d)`` (torch's global generator): ``"elements"``
+        picks random elements (without replacement where there are enough) plus Gaussian noise of 0.1
+        of their per-dimension std; ``"scaled"`` draws a normal with their per-dimension mean and std."""
+        if self.init not in DATA_INITS:
+            raise ValueError(f"init={self.init!r} does not read training elements")
+        if elements.ndim != 2 or elements.shape[1] != self.in_dim or len(elements) == 0:
+            raise ValueError(f"elements must have shape (n >= 1, {self.in_dim}), got {tuple(elements.shape)}")
+        elements = elements.to(self.weight.dtype)
+        mean, std = elements.mean(0), elements.std(0, unbiased=False).clamp_min(1e-12)
+        d, m, K = self.weight.shape
+        with torch.no_grad():
+            if self.init == "elements":
+                pick = torch.randperm(len(elements))[: m * K] if len(elements) >= m * K else \
+                    torch.randint(len(elements), (m * K,))
+                W = elements[pick] + 0.1 * std * torch.randn(m * K, d, dtype=self.weight.dtype)
+            else:
+                W = mean + std * torch.randn(m * K, d, dtype=self.weight.dtype)
+            self.weight.copy_(W.T.reshape(d, m, K).to(self.weight.device))
             self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
 
     def hidden_sets(self) -> list[torch.Tensor]:
@@ -109,7 +151,8 @@ class HiddenSetLayer(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, "
-                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}, grad_mode={self.grad_mode!r}")
+                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}, "
+                f"grad_mode={self.grad_mode!r}, init={self.init!r}")
 
 
 def _is_int(value) -> bool:

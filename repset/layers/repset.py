@@ -22,8 +22,9 @@ class RepSet(HiddenSetLayer):
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 solver: str | MatchingSolver = "scipy", normalize: str = "none", grad_mode: str = "sparse") -> None:
-        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode)
+                 solver: str | MatchingSolver = "scipy", normalize: str = "none", grad_mode: str = "sparse",
+                 init: str = "uniform") -> None:
+        super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
         self.solver = get_solver(solver)
 
     def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -28,6 +28,8 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
     seed_everything(train.seed)
     model = SetClassifier(build_layer(layer, data.dim, **layer_options), n_classes, hidden_dims=list(hidden_dims))
     parts = {p: data.subset(split[p]) for p in ("train", "val", "test")}
+    if getattr(model.layer, "needs_data_init", False):     # hidden sets drawn from the training elements
+        model.layer.init_from_elements(parts["train"].values)
     start = time.perf_counter()
     history = fit(model, parts["train"], train, val=parts["val"], progress=progress)
     seconds = time.perf_counter() - start

@@ -140,4 +140,5 @@ def _report(progress: Callable[[dict], None] | None, history: dict, epoch: int, 
     seconds = history["epoch_seconds"]
     progress({"epoch": epoch + 1, "epochs": epochs, "train_loss": history["train_loss"][-1],
               "val": history["val"][-1] if history["val"] else None, "seconds": seconds[-1],
-              "best_epoch": history["best_epoch"], "eta_seconds": (epochs - epoch - 1) * sum(seconds) / len(seconds)})
+              "best_epoch": history["best_epoch"],
+              "eta_seconds": (epochs - epoch - 1) * sum(seconds) / len(seconds)})

@@ -43,3 +43,43 @@ def test_numpy_integers_are_sizes_and_bools_are_not(cls):
         cls(3, 2, True)
     with pytest.raises(ValueError, match="in_dim and n_hidden_sets must be integers >= 1"):
         cls(3, 2.0, 2)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_initialisations(cls):
+    torch.manual_seed(0)
+    uniform, normal = cls(8, 40, 25), cls(8, 40, 25, init="normal")
+    assert uniform.weight.abs().max() <= 1 and uniform.init == "uniform"          # the default, unchanged
+    assert abs(normal.weight.std().item() - 1) < 0.05 and normal.weight.abs().max() > 1
+    with pytest.raises(ValueError, match="unknown init='glorot'; valid: uniform, normal, elements, scaled"):
+        cls(8, 2, 2, init="glorot")
+    with pytest.raises(ValueError, match="does not read training elements"):
+        uniform.init_from_elements(torch.ones(3, 8))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_data_aware_initialisations_follow_the_training_elements(cls):
+    torch.manual_seed(0)
+    elements = 5.0 + 0.5 * torch.randn(4000, 8)
+    scaled = cls(8, 40, 25, init="scaled")
+    assert scaled.needs_data_init
+    scaled.init_from_elements(elements)
+    W = scaled.weight.detach().reshape(8, -1)
+    assert torch.allclose(W.mean(1), torch.full((8,), 5.0), atol=0.05) and torch.allclose(W.std(1), torch.full((8,), 0.5), atol=0.03)
+    near = cls(8, 3, [2, 4, 1], init="elements")
+    near.init_from_elements(elements)
+    for hidden in near.hidden_sets():                    # each element a training element plus small noise
+        gap = torch.cdist(hidden, elements).min(1).values
+        assert (gap < 0.1 * 0.5 * 8 ** 0.5 * 3).all()
+    assert (near.weight.detach()[:, 2, 1:] == 0).all()   # padding columns stay zero
+
+
+def test_train_run_draws_data_aware_hidden_sets_from_the_training_split():
+    from set_checks import two_class_sets
+
+    from repset.training import TrainConfig, train_run
+
+    data, split = two_class_sets()
+    record, model = train_run(data, split, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2, "init": "scaled"},
+                              TrainConfig(epochs=1, batch_size=8, patience=None))
+    assert record["layer_options"]["init"] == "scaled" and model.layer.init == "scaled"
