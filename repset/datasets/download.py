@@ -14,6 +14,7 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 from repset.io import temp_file_beside
@@ -113,24 +114,18 @@ def _hint(mirror: str | os.PathLike | None = None) -> str:
             + (f"; not a directory: {', '.join(missing)}" if missing else ""))
 
 
-def _copy_verified(src_stream, target: Path, source: Source, label: str, total: int | None, progress: bool) -> Path:
-    """Stream into a temp file beside ``target``, hashing; rename onto ``target`` only if the hash matches."""
-    fd, tmp = temp_file_beside(target)
-    h = hashlib.sha256()
+@contextmanager
+def _landing(target: Path, total: int | None, unit: str, progress: bool):
+    """``(fd, tmp, advance)``: a temporary file beside ``target`` and a progress callback (a tqdm bar
+    when ``progress``). Leaving the block normally renames the file onto ``target``; an exception deletes
+    it. The bar is closed either way."""
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=total, unit="B", unit_scale=True, desc=target.name, leave=False)
+        bar = tqdm(total=total, unit=unit, unit_scale=unit == "B", desc=target.name, leave=False)
+    fd, tmp = temp_file_beside(target)
     try:
-        with os.fdopen(fd, "wb") as out:
-            while chunk := src_stream.read(_CHUNK):
-                h.update(chunk)
-                out.write(chunk)
-                if bar is not None:
-                    bar.update(len(chunk))
-        actual = h.hexdigest()
-        if source.sha256 is not None and actual != source.sha256:
-            raise ChecksumError(label, source.sha256, actual)
+        yield fd, tmp, (bar.update if bar is not None else (lambda n: None))
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -138,6 +133,20 @@ def _copy_verified(src_stream, target: Path, source: Source, label: str, total: 
     finally:
         if bar is not None:
             bar.close()
+
+
+def _copy_verified(src_stream, target: Path, source: Source, label: str, total: int | None, progress: bool) -> Path:
+    """Stream into a temp file beside ``target``, hashing; rename onto ``target`` only if the hash matches."""
+    h = hashlib.sha256()
+    with _landing(target, total, "B", progress) as (fd, _, advance):
+        with os.fdopen(fd, "wb") as out:
+            while chunk := src_stream.read(_CHUNK):
+                h.update(chunk)
+                out.write(chunk)
+                advance(len(chunk))
+        actual = h.hexdigest()
+        if source.sha256 is not None and actual != source.sha256:
+            raise ChecksumError(label, source.sha256, actual)
     return target
 
 
@@ -190,31 +199,18 @@ def _download_packed(source: Source, target: Path, retries: int, backoff: float,
                    if e.get("type") == "blob" and e["path"].startswith(prefix))
     if not names:
         raise OfflineError(f"{source.listing} lists no file under {prefix}")
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(names), unit="file", desc=target.name, leave=False)
-    fd, tmp = temp_file_beside(target)
-    try:
+    with _landing(target, len(names), "file", progress) as (fd, tmp, advance):
         with os.fdopen(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
             for name in names:
                 data = _get(f"{source.member_base}/{name}", retries, backoff, timeout, mirror)
                 info = tarfile.TarInfo(name)
                 info.size, info.mode, info.mtime = len(data), 0o644, 0
                 tar.addfile(info, io.BytesIO(data))
-                if bar is not None:
-                    bar.update(1)
+                advance(1)
         actual = tree_sha256(tmp)
         if actual != source.tree_sha256:
             raise ChecksumError(f"{source.path} packed from {source.member_base}/{source.members} (content hash)",
                                 source.tree_sha256, actual)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
     log.info("%s: %d files fetched and packed, content hash verified", target, len(names))
     return target
 
