@@ -55,6 +55,7 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike) -> p
             row = records_frame([record]).iloc[0].to_dict()
             prov = record.get("provenance", {})
             rows.append({**row, "best_epoch": record["best_epoch"], "train_seconds": record["train_seconds"],
+                         "device": record.get("train_config", {}).get("device"),
                          "git_commit": prov.get("git_commit"), "config_sha256": prov.get("config_sha256"),
                          "store_sha256": record.get("store_meta", {}).get("sha256"),
                          "path": str(path.relative_to(runs_dir))})
