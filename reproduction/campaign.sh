@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The reproduction campaign, one dataset at a time in the order of issue 14 (text, then graphs from small
+# to large), every training job of the default config (the paper's protocol), then the dataset's WMD.
+# Each finished job is a record; this folder keeps them (`export` below), so a stopped machine loses
+# only the jobs in flight.
+#
+#   nohup nice -n 19 reproduction/campaign.sh [DATASET ...] > campaign.log 2>&1 &   # from the repository root
+#   python -m repset.pipeline.record export results/runs reproduction               # commit what finished
+#
+# Start of a session: the records in this folder are restored first (records already in results/runs are
+# kept), so only the missing jobs run. Pause for a timing with `kill -STOP -- -<pgid>`, resume with -CONT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DATASETS=("$@")
+if [[ ${#DATASETS[@]} -eq 0 ]]; then
+    DATASETS=(bbcsport twitter ohsumed classic reuters amazon 20ng MUTAG IMDB-BINARY IMDB-MULTI PROTEINS REDDIT-BINARY)
+fi
+python -m repset.pipeline.record restore reproduction results/runs || exit 1
+for d in "${DATASETS[@]}"; do
+    targets=$(python -c "
+import sys, yaml
+from repset.protocol.jobs import runs
+print(' '.join(r.path for r in runs(yaml.safe_load(open('config.yaml')), [sys.argv[1]])))" "$d") || exit 1
+    echo "== $(date -u) $d: $(wc -w <<<"$targets") training jobs"
+    snakemake --cores "${CORES:-2}" --keep-going --rerun-incomplete $targets
+    wmd=$(python -c "
+import sys, yaml
+from repset.datasets.registry import get_spec
+c = yaml.safe_load(open('config.yaml'))
+print('results/wmd/%s.json' % get_spec(sys.argv[1]).name if get_spec(sys.argv[1]).name in
+      [get_spec(x).name for x in c['wmd']['datasets']] else '')" "$d")
+    [[ -n $wmd ]] && snakemake --cores "${CORES:-2}" --keep-going "$wmd"
+    python -m repset.pipeline.record export results/runs reproduction
+done
+echo "== $(date -u) done"
