@@ -7,16 +7,23 @@
 #   nohup nice -n 19 reproduction/campaign.sh [DATASET ...] > campaign.log 2>&1 &   # from the repository root
 #   python -m repset.pipeline.record export results/runs reproduction               # commit what finished
 #
-# Start of a session: the records in this folder are restored first (records already in results/runs are
-# kept), so only the missing jobs run. Pause for a timing with `kill -STOP -- -<pgid>`, resume with -CONT.
+# Start of a session: each dataset's store is built first, then its records in this folder are restored
+# (newer than the store, so Snakemake takes them as done; records already in results/runs are kept), so
+# only the missing jobs run. Pause for a timing with `kill -STOP -- -<pgid>`, resume with -CONT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DATASETS=("$@")
 if [[ ${#DATASETS[@]} -eq 0 ]]; then
     DATASETS=(bbcsport twitter ohsumed classic reuters amazon 20ng MUTAG IMDB-BINARY IMDB-MULTI PROTEINS REDDIT-BINARY)
 fi
-python -m repset.pipeline.record restore reproduction results/runs || exit 1
 for d in "${DATASETS[@]}"; do
+    store=$(python -c "
+import sys, yaml
+from repset.protocol.plan import store_path
+print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || exit 1
+    snakemake --cores "${CORES:-2}" "$store" || exit 1
+    name=$(python -c "import sys; from repset.datasets.registry import get_spec; print(get_spec(sys.argv[1]).name)" "$d")
+    python -m repset.pipeline.record restore reproduction results/runs --dataset "$name" || exit 1
     targets=$(python -c "
 import sys, yaml
 from repset.protocol.jobs import runs

@@ -65,11 +65,16 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike) -> p
     return table
 
 
-def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False) -> list[Path]:
-    """Unpack ``record_dir/records/*.tar.gz`` into ``runs_dir``; existing files are kept unless
-    ``overwrite`` (a differing one raises). Returns the files written."""
+def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False,
+                    datasets: list[str] | None = None) -> list[Path]:
+    """Unpack ``record_dir/records/*.tar.gz`` (only ``datasets``' archives when given) into ``runs_dir``;
+    existing files are kept unless ``overwrite`` (a differing one raises). Returns the files written.
+
+    Snakemake takes a record as done when it is newer than its store: build the stores first."""
     runs_dir, written = Path(runs_dir), []
     for archive in sorted((Path(record_dir) / "records").glob("*.tar.gz")):
+        if datasets is not None and archive.name.removesuffix(".tar.gz") not in datasets:
+            continue
         with tarfile.open(archive, "r:gz") as tar:
             for member in tar.getmembers():
                 if not member.isfile() or Path(member.name).is_absolute() or ".." in Path(member.name).parts:
@@ -93,11 +98,13 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     ex.add_argument("runs_dir"), ex.add_argument("out_dir")
     re = sub.add_parser("restore", help="unpack a record folder into results/runs")
     re.add_argument("record_dir"), re.add_argument("runs_dir"), re.add_argument("--overwrite", action="store_true")
+    re.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
     args = parser.parse_args(argv)
     if args.command == "export":
         print(f"{len(export_records(args.runs_dir, args.out_dir))} runs exported to {args.out_dir}")
     else:
-        print(f"{len(restore_records(args.record_dir, args.runs_dir, args.overwrite))} records restored")
+        written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
+        print(f"{len(written)} records restored")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -55,3 +55,10 @@ def test_a_differing_local_record_is_not_overwritten_silently(runs, tmp_path):
         restore_records(tmp_path / "reproduction", runs)
     restore_records(tmp_path / "reproduction", runs, overwrite=True)
     assert json.loads(target.read_text())["model"] == "deepsets"
+
+
+def test_restore_can_take_one_dataset(runs, tmp_path):
+    export_records(runs, tmp_path / "reproduction")
+    fresh = tmp_path / "clone"
+    written = restore_records(tmp_path / "reproduction", fresh, datasets=["MUTAG"])
+    assert [p.relative_to(fresh).parts[0] for p in written] == ["MUTAG"]
