@@ -67,7 +67,7 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         tmp.write_text("\n".join(lines) + "\n")
 
 
-def job_resources(budget_csv: str | os.PathLike, config: dict) -> dict[tuple[str, str, str], dict[str, int]]:
+def job_resources(budget_csv: str | os.PathLike) -> dict[tuple[str, str, str], dict[str, int]]:
     """SLURM requests per (dataset, model, point) from a budget table: ``runtime`` (minutes, from the
     measured seconds per run, :func:`~repset.protocol.schedule.runtime_minutes`) and ``mem_mb`` (1.5 x the
     estimate, at least 1000). A ``chosen`` job gets the largest request of its model's points. Empty

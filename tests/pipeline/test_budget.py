@@ -36,11 +36,11 @@ def test_text_shape_and_outputs(tmp_path):
     text = (tmp_path / "b.md").read_text()
     assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset | 3 |" in text
     assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
-    requests = job_resources(tmp_path / "b.csv", config)
+    requests = job_resources(tmp_path / "b.csv")
     assert set(requests) == {("bbcsport", "repset", p) for p in ("k2-m2", "k2-m3", "chosen")}
     assert requests[("bbcsport", "repset", "chosen")]["runtime"] == max(r["runtime"] for r in requests.values())
     assert all(r["runtime"] >= 10 and r["mem_mb"] >= 1000 for r in requests.values())
-    assert job_resources(tmp_path / "absent.csv", config) == {}
+    assert job_resources(tmp_path / "absent.csv") == {}
 
 
 @pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")
