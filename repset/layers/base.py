@@ -13,8 +13,9 @@ from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
 #: hidden-set initialisations: the authors' two (their ApproxRepSet code: uniform [-1, 1]; their exact
-#: RepSet code: standard normal) and two that read the training elements (see ``init_from_elements``)
-INITS = ("uniform", "normal", "elements", "scaled")
+#: RepSet code: standard normal), uniform [-0.1, 0.1] (issue 17: a 10x smaller start let the elements
+#: move) and two that read the training elements (see ``init_from_elements``)
+INITS = ("uniform", "normal", "small", "elements", "scaled")
 DATA_INITS = ("elements", "scaled")
 
 
@@ -29,7 +30,7 @@ class HiddenSetLayer(nn.Module):
         grad_mode: ``"sparse"`` (gradient from the selected pair indices) or ``"dense"`` (autograd
             through the full edge-weight tensor); same values, see :mod:`.matched_sum`.
         init: ``"uniform"`` in [-1, 1] (default; the authors' ApproxRepSet code), ``"normal"`` (standard
-            normal, the authors' exact RepSet code), or, from the training elements (the trainer calls
+            normal, the authors' exact RepSet code), ``"small"`` (uniform in [-0.1, 0.1]), or, from the training elements (the trainer calls
             :meth:`init_from_elements`), ``"elements"`` (each hidden element a random training element
             plus noise of 0.1 of the per-dimension std) or ``"scaled"`` (normal with the elements'
             per-dimension mean and std).
@@ -68,11 +69,13 @@ class HiddenSetLayer(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Standard normal for ``init="normal"``, else uniform in [-1, 1] (the data-aware inits start
-        there until :meth:`init_from_elements`); padding columns are zero."""
+        """Standard normal for ``init="normal"``, uniform in [-0.1, 0.1] for ``"small"``, else uniform in
+        [-1, 1] (the data-aware inits start there until :meth:`init_from_elements`); padding columns are zero."""
         with torch.no_grad():
             if self.init == "normal":
                 self.weight.normal_()
+            elif self.init == "small":
+                self.weight.uniform_(-0.1, 0.1)
             else:
                 self.weight.uniform_(-1.0, 1.0)
             self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
@@ -102,6 +105,23 @@ class HiddenSetLayer(nn.Module):
                 W = mean + std * torch.randn(m * K, d, dtype=self.weight.dtype)
             self.weight.copy_(W.T.reshape(d, m, K).to(self.weight.device))
             self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
+
+    def hidden_elements(self, weight: torch.Tensor | None = None) -> torch.Tensor:
+        """The real (non-padding) hidden elements of ``weight`` (default: the current one) as rows
+        ``(sum_k |Y_k|, d)``, detached, in set order."""
+        W = (self.weight if weight is None else weight).detach()
+        if W.shape != self.weight.shape:
+            raise ValueError(f"weight must have shape {tuple(self.weight.shape)}, got {tuple(W.shape)}")
+        return W.permute(1, 2, 0)[self.hidden_mask.to(W.device)]
+
+    def movement(self, initial: torch.Tensor) -> dict[str, float]:
+        """How far training moved the hidden elements from ``initial`` (a copy of ``weight`` taken before
+        training): mean over elements of the cosine between trained and initial element, of the
+        displacement norm, and of the initial and trained element norms (units of the input space)."""
+        start, end = self.hidden_elements(initial).double(), self.hidden_elements().double()
+        cos = torch.nn.functional.cosine_similarity(start, end, dim=1, eps=1e-12)
+        return {"cosine_to_initial": float(cos.mean()), "displacement_norm": float((end - start).norm(dim=1).mean()),
+                "initial_norm": float(start.norm(dim=1).mean()), "trained_norm": float(end.norm(dim=1).mean())}
 
     def hidden_sets(self) -> list[torch.Tensor]:
         """The m hidden sets as ``(|Y_k|, d)`` tensors (detached)."""

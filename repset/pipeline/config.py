@@ -19,6 +19,7 @@ def check_config(config: dict) -> dict:
         _check_models(config)
         _check_dataset_lists(config)
         _check_struc2vec(config)
+        _check_init_study(config)
     for name in config.get("bench", {}).get("solvers", []):
         _check_solver("bench.solvers", name)
     _check_variants(config)
@@ -75,6 +76,39 @@ def _check_dataset_lists(config: dict) -> None:
             raise ValueError(f"config key 'verify.set_dataset': {err}") from None
         if kind != "text":
             raise ValueError(f"config key 'verify.set_dataset': {name} is a {kind} dataset; a text dataset is needed")
+
+
+def _check_init_study(config: dict) -> None:
+    """``init_study``: a model of ``models`` with hidden sets, known inits, datasets of the config, a text
+    dataset of the config for the latent-set tables."""
+    study = config.get("init_study")
+    if not study:
+        return
+    from repset.datasets.registry import get_spec
+    from repset.layers import layer_class
+    from repset.layers.base import INITS, HiddenSetLayer
+    from repset.protocol.plan import datasets, text_datasets
+
+    model = study["model"]
+    if model not in config["models"]:
+        raise ValueError(f"config key 'init_study.model': {model!r} is not in models {list(config['models'])}")
+    if not issubclass(layer_class(config["models"][model]["layer"]), HiddenSetLayer):
+        raise ValueError(f"config key 'init_study.model': {model} (layer {config['models'][model]['layer']!r}) "
+                         "has no hidden sets to initialise")
+    unknown = [i for i in study["inits"] if i not in INITS]
+    if unknown:
+        raise ValueError(f"config key 'init_study.inits': unknown {unknown}; valid: {', '.join(INITS)}")
+    for key, names, allowed in (("init_study.datasets", study["datasets"], datasets(config)),
+                                ("init_study.latent_sets", [study["latent_sets"]] if study["latent_sets"] else [],
+                                 text_datasets(config))):
+        for name in names:
+            try:
+                canonical = get_spec(name).name
+            except ValueError as err:
+                raise ValueError(f"config key '{key}': {err}") from None
+            if canonical not in allowed:
+                raise ValueError(f"config key '{key}': {name!r} is not among the config's "
+                                 f"{'text ' if key.endswith('latent_sets') else ''}datasets {allowed}")
 
 
 def _check_struc2vec(config: dict) -> None:

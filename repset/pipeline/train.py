@@ -1,5 +1,4 @@
-"""Library side of the training stages: one split job, the grid choice later splits inherit, aggregation,
-and the latent-set table."""
+"""Library side of the training stages: one split job, the grid choice later splits inherit, aggregation."""
 from __future__ import annotations
 
 import json
@@ -39,9 +38,6 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
     """Train one run (:class:`~repset.protocol.jobs.Run`) with ``settings`` (:func:`~repset.protocol.jobs.run_settings`)
     on split ``run.split`` of ``store``; write its record to ``out``. A :data:`~repset.protocol.jobs.CHOSEN`
     run reads its grid point from the grid-choice file ``choice``."""
-    data, splits, meta = load_store(store)
-    if run.split >= len(splits):
-        raise ValueError(f"{store}: {len(splits)} splits, no split {run.split}")
     point, options, grid_choice = run.point, settings["options"], None
     if run.point == CHOSEN:
         if choice is None:
@@ -51,16 +47,33 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
         if point not in options:
             raise ValueError(f"{choice}: chose point {point!r}, not in the model's grid {sorted(options)}")
         options = options[point]
+    result = run_record(store, run, point, options, settings, {"grid_choice": grid_choice})
+    write_json(out, result)
+    return result
+
+
+def run_record(store: str, run: Run, point: str, options: dict, settings: dict, extra: dict | None = None,
+               snapshots: dict | None = None) -> dict:
+    """Train ``run`` at grid point ``point`` (layer options ``options``) with the job's ``settings`` (``layer``,
+    ``train``; recorded whole as provenance) on its split of ``store``; return its record, with ``extra``
+    fields after the seed. ``snapshots``:
+    see :func:`~repset.training.run.train_run`; it also receives the trained ``"model"`` and the split's
+    ``"train"`` part."""
+    data, splits, meta = load_store(store)
+    if run.split >= len(splits):
+        raise ValueError(f"{store}: {len(splits)} splits, no split {run.split}")
     train = TrainConfig(**settings["train"], seed=run.seed)
-    record, _ = train_run(data, splits[run.split], settings["layer"], options, train, progress=_log_epoch)
+    record, model = train_run(data, splits[run.split], settings["layer"], options, train, progress=_log_epoch,
+                              snapshots=snapshots)
+    if snapshots is not None:
+        snapshots.update(model=model, train=data.subset(splits[run.split]["train"]))
     store_meta = {k: v for k, v in meta.items() if k not in STORE_ARRAYS}   # the sidecar: sha256, sizes, provenance
     result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
-              "seed": run.seed, "grid_choice": grid_choice, "store": str(store), "store_meta": store_meta,
+              "seed": run.seed, **(extra or {}), "store": str(store), "store_meta": store_meta,
               "provenance": provenance(settings, seed=run.seed, solver=options.get("solver"))}
     log.info("%s %s split %d %s seed %d: val %.4f test %.4f (%d epochs, %.1f s)", run.dataset, run.model, run.split,
              point, run.seed, record["val"]["error"], record["test"]["error"], record["epochs_run"],
              record["train_seconds"])
-    write_json(out, result)
     return result
 
 
@@ -95,28 +108,3 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
         with atomic_path(path) as tmp:
             table.to_csv(tmp, index=False)
     return summary
-
-
-def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, n_hidden_sets: int = 50,
-                hidden_set_size: int = 20, count: int = 5, seed: int = 0, top_words: int = 50000) -> pd.DataFrame:
-    """The paper's latent-set table: train RepSet (m, |Y|) on split 0 with ``config["train"]`` (RepSet's
-    settings), then the words nearest to the elements and to the centroid of the ``count`` most used
-    hidden sets, among the ``top_words`` most frequent words of the embedding (GloVe and word2vec list
-    words by frequency; the rare tail is mostly noise)."""
-    from repset.datasets.vectors import load_vectors
-    from repset.report.latent_sets import most_used_hidden_sets, nearest_words
-    from repset.report.tables import write_table
-
-    data, splits, meta = load_store(store)
-    options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"]}
-    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**config["train"], seed=seed))
-    kv = load_vectors(vectors_name)
-    chosen = most_used_hidden_sets(model, count)
-    hidden = model.layer.hidden_sets()
-    table = nearest_words([hidden[i].numpy() for i in chosen], kv.vectors[:top_words], kv.index_to_key[:top_words])
-    table.insert(1, "hidden_set_index", chosen)
-    caption = (f"Words (the {top_words} most frequent) of {vectors_name} nearest (cosine) to the elements and centroids of the {count} most used "
-               f"hidden sets of RepSet (m={n_hidden_sets}, |Y|={hidden_set_size}) trained on split 0 "
-               f"(test error {record['test']['error'] * 100:.2f}%)")
-    write_table(table.set_index("hidden_set"), out_stem, caption)
-    return table

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .plan import datasets, layer_options, model_points, split_count, train_settings
 
 __all__ = ["CHOSEN", "Run", "searched_splits", "model_runs", "runs", "grid_choice_path", "grid_choice_inputs",
-           "check_run", "run_settings", "wildcard_patterns"]
+           "check_run", "run_settings", "wildcard_patterns", "name_pattern"]
 
 #: the point of a job that trains the grid choice of the searched splits
 CHOSEN = "chosen"
@@ -104,10 +104,10 @@ def wildcard_patterns(config: dict) -> dict[str, str]:
     """Regular expressions of the training jobs' wildcards: the config's dataset, model and point names,
     integer splits and seeds. A target outside them matches no rule (Snakemake refuses it)."""
     points = {p for model in config["models"] for p in model_points(config, model)} | {CHOSEN}
-    return {"dataset": _alternatives(datasets(config)), "model": _alternatives(config["models"]),
-            "point": _alternatives(points), "split": r"\d+", "seed": r"\d+"}
+    return {"dataset": name_pattern(datasets(config)), "model": name_pattern(config["models"]),
+            "point": name_pattern(points), "split": r"\d+", "seed": r"\d+"}
 
 
-def _alternatives(names) -> str:
+def name_pattern(names) -> str:
     """``a|b|c`` matching exactly these names (longest first, escaped)."""
     return "|".join(re.escape(n) for n in sorted(set(names), key=lambda n: (-len(n), n)))

@@ -52,7 +52,10 @@ def _markdown_escape(value) -> str:
 
 def to_markdown(table: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table (pandas/tabulate), every cell and label escaped; integer
-    columns stay integers beside float ones."""
+    columns stay integers beside float ones. A MultiIndex shows its first level as the index and the
+    others as leading columns."""
+    if table.index.nlevels > 1:
+        table = table.reset_index(level=list(range(1, table.index.nlevels)))
     shown = table.astype(object).map(_markdown_escape)
     shown.index = [_markdown_escape(i) for i in table.index]
     shown.index.name = _markdown_escape(table.index.name or "")
@@ -77,12 +80,13 @@ def _pm(text: str) -> str:
 def to_latex(table: pd.DataFrame, caption: str = "") -> str:
     """A booktabs ``table`` through pandas' Styler: cells and labels escaped by pandas
     (``escape="latex"``), the caption likewise; ``±`` becomes ``\\ensuremath{\\pm}``."""
-    shown = table.astype(object).rename_axis(None)
+    levels = table.index.nlevels
+    shown = table.astype(object).rename_axis([None] * levels)
     styler = (shown.style.format(lambda v: _pm(str(v)), escape="latex")
               .format_index(lambda v: _pm(str(v)), escape="latex", axis=0)
               .format_index(lambda v: _pm(str(v)), escape="latex", axis=1))
     return styler.to_latex(caption=_pm(latex_text(caption)) if caption else None, position="t",
-                           position_float="centering", hrules=True, column_format="l" + "c" * len(table.columns),
+                           position_float="centering", hrules=True, column_format="l" * levels + "c" * len(table.columns),
                            environment="table")
 
 

@@ -18,9 +18,13 @@ __all__ = ["train_run"]
 
 def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_options: dict,
               train: TrainConfig, hidden_dims: Iterable[int] = (), n_classes: int | None = None,
-              progress: Callable[[dict], None] | None = None) -> tuple[dict, SetClassifier]:
+              progress: Callable[[dict], None] | None = None,
+              snapshots: dict | None = None) -> tuple[dict, SetClassifier]:
     """Train and evaluate one model on one split; return (record: metrics, timings; the trained model).
-    ``progress``: called after every epoch (see :func:`~repset.training.trainer.fit`)."""
+    ``progress``: called after every epoch (see :func:`~repset.training.trainer.fit`). For a layer with
+    hidden sets the record's ``hidden_movement`` says how far training moved them
+    (:meth:`~repset.layers.base.HiddenSetLayer.movement`), and ``snapshots``, when given, receives their
+    initial weight ``(d, m, K)`` under ``"initial_weight"``."""
     for part in ("train", "val", "test"):
         if part not in split or len(split[part]) == 0:
             raise ValueError(f"split has no {part!r} part (keys: {sorted(split)})")
@@ -30,6 +34,9 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
     parts = {p: data.subset(split[p]) for p in ("train", "val", "test")}
     if getattr(model.layer, "needs_data_init", False):     # hidden sets drawn from the training elements
         model.layer.init_from_elements(parts["train"].values)
+    initial = model.layer.weight.detach().clone() if hasattr(model.layer, "movement") else None
+    if snapshots is not None and initial is not None:
+        snapshots["initial_weight"] = initial
     start = time.perf_counter()
     history = fit(model, parts["train"], train, val=parts["val"], progress=progress)
     seconds = time.perf_counter() - start
@@ -44,4 +51,5 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
         "best_epoch": best, "epochs_run": history["epochs_run"], "train_seconds": seconds,
         "epoch_seconds_median": float(np.median(history["epoch_seconds"])),
         "torch_threads": torch.get_num_threads(),
+        "hidden_movement": model.layer.movement(initial) if initial is not None else None,
     }, model

@@ -48,10 +48,11 @@ def test_numpy_integers_are_sizes_and_bools_are_not(cls):
 @pytest.mark.parametrize("cls", LAYERS)
 def test_initialisations(cls):
     torch.manual_seed(0)
-    uniform, normal = cls(8, 40, 25), cls(8, 40, 25, init="normal")
+    uniform, normal, small = cls(8, 40, 25), cls(8, 40, 25, init="normal"), cls(8, 40, 25, init="small")
     assert uniform.weight.abs().max() <= 1 and uniform.init == "uniform"          # the default, unchanged
+    assert uniform.weight.abs().max() > 0.9 and small.weight.abs().max() <= 0.1 and small.weight.abs().max() > 0.09
     assert abs(normal.weight.std().item() - 1) < 0.05 and normal.weight.abs().max() > 1
-    with pytest.raises(ValueError, match="unknown init='glorot'; valid: uniform, normal, elements, scaled"):
+    with pytest.raises(ValueError, match="unknown init='glorot'; valid: uniform, normal, small, elements, scaled"):
         cls(8, 2, 2, init="glorot")
     with pytest.raises(ValueError, match="does not read training elements"):
         uniform.init_from_elements(torch.ones(3, 8))
@@ -83,3 +84,23 @@ def test_train_run_draws_data_aware_hidden_sets_from_the_training_split():
     record, model = train_run(data, split, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2, "init": "scaled"},
                               TrainConfig(epochs=1, batch_size=8, patience=None))
     assert record["layer_options"]["init"] == "scaled" and model.layer.init == "scaled"
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_hidden_elements_skip_padding_and_movement_measures_the_change(cls):
+    layer = cls(3, 2, [1, 2])
+    elements = layer.hidden_elements()
+    assert elements.shape == (3, 3)                      # 1 + 2 real elements, padding left out
+    torch.testing.assert_close(elements[1:], layer.hidden_sets()[1])
+    start = layer.weight.detach().clone()
+    assert layer.movement(start) == pytest.approx({"cosine_to_initial": 1.0, "displacement_norm": 0.0,
+                                                  "initial_norm": float(elements.norm(dim=1).mean()),
+                                                  "trained_norm": float(elements.norm(dim=1).mean())})
+    with torch.no_grad():
+        layer.weight.mul_(-2.0)                          # every element reversed and doubled
+    moved = layer.movement(start)
+    assert moved["cosine_to_initial"] == pytest.approx(-1.0)
+    assert moved["displacement_norm"] == pytest.approx(3 * moved["initial_norm"], rel=1e-6)
+    assert moved["trained_norm"] == pytest.approx(2 * moved["initial_norm"], rel=1e-6)
+    with pytest.raises(ValueError, match="weight must have shape"):
+        layer.movement(start[:, :1])

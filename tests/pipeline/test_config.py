@@ -47,6 +47,14 @@ def test_the_shipped_configs_pass():
     (lambda c: c["wmd"].update(datasets=["MUTAG"]), r"config key 'wmd.datasets': 'MUTAG' is not among the config's text"),
     (lambda c: c["wmd"].update(datasets=["imdb"]), r"config key 'wmd.datasets': unknown dataset 'imdb'"),
     (lambda c: c["verify"].update(set_dataset="MUTAG"), r"config key 'verify.set_dataset': MUTAG is a graph dataset"),
+    (lambda c: c["init_study"].update(model="repsett"), r"config key 'init_study.model': 'repsett' is not in models"),
+    (lambda c: c["init_study"].update(model="deepsets"), r"config key 'init_study.model': deepsets .* has no hidden sets"),
+    (lambda c: c["init_study"].update(inits=["uniform", "xavier"]),
+     r"config key 'init_study.inits': unknown \['xavier'\]; valid: uniform, normal, small, elements, scaled"),
+    (lambda c: c["init_study"].update(datasets=["recipe"]),
+     r"config key 'init_study.datasets': 'recipe' is not among the config's datasets"),
+    (lambda c: c["init_study"].update(latent_sets="MUTAG"),
+     r"config key 'init_study.latent_sets': 'MUTAG' is not among the config's text datasets"),
 ])
 def test_bad_values_are_named(edit, message):
     config = copy.deepcopy(CONFIG)

@@ -79,3 +79,12 @@ def test_compare_with_paper_in_sigma_units():
     out = compare_with_paper(ours, paper).set_index("dataset")
     assert out.loc["B", "delta"] == pytest.approx(1.0) and out.loc["B", "delta_in_paper_sigma"] == pytest.approx(2.0)
     assert math.isnan(out.loc["R", "delta_in_paper_sigma"])
+
+
+def test_two_level_index_in_markdown_and_latex():
+    table = pd.DataFrame({"words": ["a | b & c", "c_d"]},
+                         index=pd.MultiIndex.from_tuples([("uniform", 1), ("scaled", 1)], names=["init", "set"]))
+    md = to_markdown(table).splitlines()
+    assert md[0].replace(" ", "") == "|init|set|words|" and "uniform" in md[2] and r"a \| b & c" in md[2]
+    tex = to_latex(table)
+    assert r"a | b \& c" in tex and r"c\_d" in tex and r"\begin{tabular}{llc}" in tex

@@ -15,3 +15,16 @@ def test_train_run_record():
     assert 1 <= record["epochs_run"] <= 30
     with pytest.raises(ValueError, match="no 'val' part"):
         train_run(data, {"train": split["train"], "test": split["test"]}, "repset", {}, TrainConfig())
+
+
+def test_train_run_records_hidden_movement_and_initial_weight():
+    data, split = two_class_sets()
+    snapshots = {}
+    record, model = train_run(data, split, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2},
+                              TrainConfig(epochs=3, batch_size=8, lr=0.05, patience=None), snapshots=snapshots)
+    initial = snapshots["initial_weight"]
+    assert initial.shape == model.layer.weight.shape and not initial.equal(model.layer.weight.detach())
+    assert record["hidden_movement"] == pytest.approx(model.layer.movement(initial))
+    assert 0 < record["hidden_movement"]["displacement_norm"] and record["hidden_movement"]["cosine_to_initial"] < 1
+    baseline, _ = train_run(data, split, "deepsets", {}, TrainConfig(epochs=1, batch_size=8))
+    assert baseline["hidden_movement"] is None             # no hidden sets

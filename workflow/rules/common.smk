@@ -6,6 +6,11 @@ def job_run(w):
     return check_run(config, w.dataset, w.model, w.point, w.split, w.seed)
 
 
+def init_job(w):
+    """The InitRun of the initialisation study the wildcards name (ValueError at DAG time otherwise)."""
+    return check_init_run(config, w.dataset, w.init, w.split, w.seed)
+
+
 def train_inputs(w):
     run = job_run(w)
     inputs = {"store": store_path(run.dataset, config)}

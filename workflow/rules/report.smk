@@ -51,6 +51,7 @@ rule latent_sets:
         config=lambda w: {"solver": config["solver"], "train": train_settings(config, "repset")},
         vectors=config["data"]["vectors"],
         seed=config["seed"],
+        init=config["models"]["repset"]["options"].get("init", "uniform"),
     script:
         "../scripts/latent_sets.py"
 
