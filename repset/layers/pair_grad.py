@@ -8,9 +8,12 @@ no (pairs, d) temporaries. Torch's ``index_add_`` does the same on other devices
 """
 from __future__ import annotations
 
-import numba
-import numpy as np
-from numba import njit, prange
+from repset.threads import passive_numba_pool
+
+with passive_numba_pool():   # Numba's pool starts passive, whatever the import order (repset.threads)
+    import numba
+    import numpy as np
+    from numba import njit, prange
 
 
 @njit(parallel=True, cache=True)

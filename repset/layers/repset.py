@@ -7,6 +7,7 @@ import torch
 
 from solvers import MatchingSolver, get_solver
 
+from ..threads import passive_numba_pool
 from .base import HiddenSetLayer
 
 
@@ -25,7 +26,8 @@ class RepSet(HiddenSetLayer):
                  solver: str | MatchingSolver = "scipy", normalize: str = "none", grad_mode: str = "sparse",
                  init: str = "uniform") -> None:
         super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
-        self.solver = get_solver(solver)
+        with passive_numba_pool():   # a Numba solver starts the pool passive, whatever the import order
+            self.solver = get_solver(solver)
 
     def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         problems = F.cpu().numpy().transpose(0, 2, 1, 3)   # (B, m, N, K) view of F, no copy on CPU

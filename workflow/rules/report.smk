@@ -77,6 +77,8 @@ rule report:
         stores=[store_path(d, config) for d in DATASETS],
         tables=rules.result_tables.output,
         budget=rules.budget.output.summary,
+        # the initialisation study's table (config init_study; empty without one)
+        init_study=rules.init_study_table.output.table[2] if INIT_STUDY else [],
     output:
         report=report("results/REPORT.md", caption="../report/report.rst", category="Report"),
     log:
@@ -87,5 +89,7 @@ rule report:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],
         configfiles=[str(f) for f in workflow.configfiles],
+        init_baseline=configured_init(config) if INIT_STUDY else None,
+        latent_by_init="results/tables/latent_sets_by_init.md" if INIT_STUDY.get("latent_sets") else None,
     script:
         "../scripts/report.py"

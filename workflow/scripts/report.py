@@ -6,12 +6,18 @@ import pandas as pd
 
 from repset.pipeline.joblog import job_log
 from repset.report.document import ours_long, result_tables, write_report
+from repset.report.init_study import init_study_section
 
 with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
     tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables
     metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
     budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
+    sections = [("Cost of this config's protocol on this machine (estimate)", budget)]
+    if snakemake.input.init_study:
+        study = pd.read_csv(snakemake.input.init_study, index_col=[0, 1])
+        sections.append(("Interpretability and the hidden sets' initialisation",
+                         init_study_section(study, snakemake.params.init_baseline, snakemake.params.latent_by_init)))
     write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
-                 extra_sections=[("Cost of this config's protocol on this machine (estimate)", budget)],
+                 extra_sections=sections,
                  configfiles=snakemake.params.configfiles)
