@@ -68,7 +68,7 @@ rule budget:
         stores=[store_path(d, config) if d in TEXT else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
     output:
         table="results/budget/protocol.csv",
-        summary=report("results/budget/protocol.md", caption="../report/budget.rst", category="Benchmarks"),
+        summary="results/budget/protocol.md",
     log:
         "logs/bench/budget.log",
     threads: ALL_CORES

@@ -98,7 +98,7 @@ rule embedding_table:
     output:
         md="results/tables/embeddings.md",
         tex="results/tables/embeddings.tex",
-        csv=report("results/tables/embeddings.csv", caption="../report/embeddings.rst", category="Tables"),
+        csv="results/tables/embeddings.csv",
     log:
         "logs/tables/embeddings.log",
     conda:

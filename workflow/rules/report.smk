@@ -25,8 +25,8 @@ rule result_tables:
     output:
         text=multiext("results/tables/text_error", ".md", ".tex"),
         graph=multiext("results/tables/graph_accuracy", ".md", ".tex"),
-        text_csv=report("results/tables/text_error.csv", caption="../report/text_table.rst", category="Tables"),
-        graph_csv=report("results/tables/graph_accuracy.csv", caption="../report/graph_table.rst", category="Tables"),
+        text_csv="results/tables/text_error.csv",
+        graph_csv="results/tables/graph_accuracy.csv",
     log:
         "logs/tables/results.log",
     conda:
@@ -80,7 +80,7 @@ rule report:
         # the initialisation study's table (config init_study; empty without one)
         init_study=rules.init_study_table.output.table[2] if INIT_STUDY else [],
     output:
-        report=report("results/REPORT.md", caption="../report/report.rst", category="Report"),
+        report="results/REPORT.md",
     log:
         "logs/report.log",
     conda:
