@@ -66,8 +66,13 @@ def _train_config(shape: EpochShape, epochs: int, seed: int) -> TrainConfig:
 
 def epoch_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> float:
     """Median seconds of a training epoch of ``variant`` on ``data`` (after one warm-up epoch)."""
+    return statistics.median(epoch_seconds_all(variant, data, shape, repeats, seed))
+
+
+def epoch_seconds_all(variant: str, data: SetDataset, shape: EpochShape, repeats: int, seed: int = 0) -> list[float]:
+    """Seconds of each of ``repeats`` training epochs of ``variant`` on ``data`` (after one warm-up epoch)."""
     history = fit(_model(variant, shape, seed), data, _train_config(shape, repeats + 1, seed))
-    return statistics.median(history["epoch_seconds"][1:])
+    return list(history["epoch_seconds"][1:])
 
 
 def paired_seconds(variant: str, data: SetDataset, shape: EpochShape, repeats: int,

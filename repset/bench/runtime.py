@@ -6,12 +6,12 @@ data in the same process.
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 
 import pandas as pd
 
-from repset.bench.epoch import EpochShape, check_variants, epoch_seconds, synthetic_sets
-from repset.io import save_figure
+from repset.bench.epoch import EpochShape, check_variants, epoch_seconds_all, synthetic_sets
 
 #: sweep key -> (EpochShape field, axis label)
 PARAMETERS = {"m": ("m", "number of hidden sets m"), "hidden_set_size": ("k", "hidden set size |Y|"),
@@ -21,7 +21,8 @@ PARAMETERS = {"m": ("m", "number of hidden sets m"), "hidden_set_size": ("k", "h
 
 def runtime_sweep(base: EpochShape, sweeps: dict[str, list[int]], variants: list[str], repeats: int = 3,
                   seed: int = 0, progress=None) -> pd.DataFrame:
-    """Rows (parameter, value, variant, epoch_seconds) for every sweep point and variant."""
+    """Rows (parameter, value, variant, epoch_seconds: the median, min_seconds, max_seconds over the
+    ``repeats`` timed epochs, repeats) for every sweep point and variant."""
     check_variants(variants)
     unknown = sorted(set(sweeps) - set(PARAMETERS))
     if unknown:
@@ -33,9 +34,10 @@ def runtime_sweep(base: EpochShape, sweeps: dict[str, list[int]], variants: list
             shape = replace(base, **{field: int(value)})
             data = synthetic_sets(shape, seed)
             for variant in variants:
-                seconds = epoch_seconds(variant, data, shape, repeats, seed)
+                seconds = epoch_seconds_all(variant, data, shape, repeats, seed)
                 rows.append({"parameter": parameter, "value": int(value), "variant": variant,
-                             "epoch_seconds": seconds, "repeats": repeats})
+                             "epoch_seconds": statistics.median(seconds), "min_seconds": min(seconds),
+                             "max_seconds": max(seconds), "repeats": repeats})
                 if progress is not None:
                     progress(rows[-1])
     return pd.DataFrame(rows)

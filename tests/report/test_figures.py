@@ -20,24 +20,40 @@ def test_benchmark_figure(tmp_path):
                             "speedup_vs_scipy": [1.0, 10.0, 1.0, 2.0]})
     epoch = pd.DataFrame({"variant": ["repset/numba", "approx_repset"], "epoch_seconds": [0.7, 0.6],
                           "matmul_seconds": [0.4, 0.4]})
-    plot_benchmarks(solvers, epoch, tmp_path / "b.pdf", tmp_path / "b.png")
+    fig = plot_benchmarks(solvers, epoch, tmp_path / "b.pdf", tmp_path / "b.png")
     assert_figure_files(tmp_path, "b")
+    left, right = fig.axes
+    assert left.get_xlabel() and left.get_ylabel() and right.get_xlabel()
+    assert [t.get_text() for t in right.get_yticklabels()] == ["RepSet (numba)", "ApproxRepSet"]
+    solvers = solvers.assign(problems=[3200] * 2 + [12800] * 2, n=[117] * 2 + [10] * 2, k=20)
+    fig = plot_benchmarks(solvers, epoch, tmp_path / "b.pdf", tmp_path / "b.png")
+    assert fig.axes[0].get_xticklabels()[0].get_text() == "bbcsport\n3,200 problems\nof 117 x 20"
 
 
 def test_runtime_figure(tmp_path):
-    rows = [{"parameter": p, "value": v, "variant": var, "epoch_seconds": 0.1 * v}
+    rows = [{"parameter": p, "value": v, "variant": var, "epoch_seconds": 0.1 * v, "min_seconds": 0.09 * v,
+             "max_seconds": 0.12 * v, "repeats": 3}
             for p in ("m", "d") for v in (10, 20) for var in ("repset/numba", "approx_repset")]
-    plot_runtime(pd.DataFrame(rows), tmp_path / "r.pdf", tmp_path / "r.png")
+    fig = plot_runtime(pd.DataFrame(rows), tmp_path / "r.pdf", tmp_path / "r.png")
     assert_figure_files(tmp_path, "r")
+    panels, legend_panel = fig.axes[:2], fig.axes[2]
+    assert all(ax.get_ylabel() == "seconds per epoch (log)" for ax in panels)     # every panel labelled
+    assert [ax.get_xlabel() for ax in panels] == ["number of hidden sets m", "element dimension d"]
+    legend = legend_panel.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["RepSet (numba)", "ApproxRepSet"]   # paper names
+    assert not legend_panel.axison                                                  # a panel of its own
+    bars = panels[0].containers[0]                                                 # min-max error bars
+    assert bars.has_yerr
 
 
 def test_proposition_figure(tmp_path):
     pytest.importorskip("cvxpy")
     from repset.bench.proposition import proposition_table, random_instances
 
-    plot_proposition(proposition_table(random_instances(5, seed=1, max_side=5), "random"),
-                     tmp_path / "p.pdf", tmp_path / "p.png")
+    fig = plot_proposition(proposition_table(random_instances(5, seed=1, max_side=5), "random"),
+                           tmp_path / "p.pdf", tmp_path / "p.png")
     assert_figure_files(tmp_path, "p")
+    assert all(patch.get_fill() is False for patch in fig.axes[1].patches)          # outlines: none hides another
 
 
 def test_toy_figure(tmp_path):
