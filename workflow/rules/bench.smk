@@ -5,7 +5,7 @@ rule bench_solvers:
         "logs/bench/solvers.log",
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         bench=config["bench"],
         seed=config["seed"],
@@ -20,7 +20,7 @@ rule bench_epoch:
         "logs/bench/epoch.log",
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         bench=config["bench"],
         seed=config["seed"],
@@ -38,7 +38,7 @@ rule bench_figure:
     log:
         "logs/bench/figure.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/bench_figure.py"
 
@@ -54,7 +54,7 @@ rule proposition:
     log:
         "logs/verify/proposition.log",
     conda:
-        "../../environment.yml"
+        "../envs/verify.yaml"
     params:
         verify=config["verify"],
         seed=config["seed"],
@@ -73,7 +73,7 @@ rule budget:
         "logs/bench/budget.log",
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         datasets=DATASETS,
         text=TEXT,

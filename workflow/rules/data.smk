@@ -4,7 +4,7 @@ rule download:
     log:
         "logs/download/{dataset}.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         # (the mirror is read from the config in the script: where a verified file comes from changes nothing)
         raw_dir=lambda w, output: Path(output.manifest).parent,
@@ -23,7 +23,7 @@ rule text_store:
     log:
         "logs/preprocess/{dataset}.{vectors}.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         raw_dir=lambda w, input: Path(input.manifest).parent,
         val_fraction=config["data"]["val_fraction"],
@@ -44,7 +44,7 @@ rule struc2vec:
         "benchmarks/embed/{dataset}.struc2vec.tsv"
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         raw_dir=lambda w, input: Path(input.manifest).parent,
         options=lambda w: struc2vec_options(w.dataset, config),
@@ -63,7 +63,7 @@ rule graph_store:
     log:
         "logs/preprocess/{dataset}.struc2vec.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         raw_dir=lambda w, input: Path(input.manifest).parent,
         val_fraction=config["data"]["val_fraction"],
@@ -84,7 +84,7 @@ rule dataset_table:
     log:
         "logs/tables/datasets.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         datasets=DATASETS,
     script:
@@ -102,7 +102,7 @@ rule embedding_table:
     log:
         "logs/tables/embeddings.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         datasets=GRAPHS,
         # written by the struc2vec jobs (their benchmark: files); "-" in the table where absent

@@ -7,7 +7,7 @@ rule runtime_table:
         "benchmarks/runtime.tsv"
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         runtime=config["runtime"],
         seed=config["seed"],
@@ -24,6 +24,6 @@ rule runtime_figure:
     log:
         "logs/runtime_figure.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/runtime_figure.py"

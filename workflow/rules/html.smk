@@ -10,7 +10,7 @@ rule report_html:
     log:
         "logs/html/REPORT.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/html_page.py"
 
@@ -26,6 +26,6 @@ rule table_html:
     log:
         "logs/html/{page}.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/html_page.py"

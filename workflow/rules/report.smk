@@ -9,7 +9,7 @@ rule wmd:
         "benchmarks/wmd/{dataset}.tsv"
     threads: ALL_CORES
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         # the splits only: the grid search (protocol.grid_splits) does not concern WMD
         config=lambda w: {"data": config["data"],
@@ -30,7 +30,7 @@ rule result_tables:
     log:
         "logs/tables/results.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],
@@ -46,7 +46,7 @@ rule latent_sets:
     log:
         "logs/tables/latent_sets.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         config=lambda w: {"solver": config["solver"], "train": train_settings(config, "repset")},
         vectors=config["data"]["vectors"],
@@ -65,7 +65,7 @@ rule sensitivity:
     log:
         "logs/figures/sensitivity_{dataset}.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/sensitivity.py"
 
@@ -84,7 +84,7 @@ rule report:
     log:
         "logs/report.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],

@@ -17,7 +17,7 @@ rule init_study_run:
         "benchmarks/init_study/{dataset}/{init}/split{split}_seed{seed}.tsv"
     threads: 1
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         settings=lambda w: init_settings(config),
         run=lambda w: vars(init_job(w)),
@@ -33,7 +33,7 @@ rule init_study_table:
     log:
         "logs/tables/init_study.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         baseline=configured_init(config) if config.get("init_study") else None,
     script:
@@ -50,7 +50,7 @@ rule latent_sets_init:
     log:
         "logs/init_study/latent_sets/{init}.log",
     conda:
-        "../../environment.yml"
+        "../envs/data.yaml"
     params:
         config=lambda w: {"solver": config["solver"], "train": train_settings(config, config["init_study"]["model"])},
         vectors=config["data"]["vectors"],
@@ -68,7 +68,7 @@ rule latent_sets_by_init:
     log:
         "logs/tables/latent_sets_by_init.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         inits=(config.get("init_study") or {}).get("inits", []),
     script:

@@ -6,7 +6,7 @@ rule toy:
     log:
         "logs/toy.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         toy=config["toy"],
         solver=config["solver"],

@@ -23,7 +23,7 @@ rule train:
     group:
         lambda w: "short_training" if job_request(w, "runtime", 120) <= 15 else None
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     params:
         # only what this run depends on: editing another model, point or dataset reruns nothing here
         settings=lambda w: run_settings(config, w.model, w.point),
@@ -46,7 +46,7 @@ rule grid_choice:
     log:
         "logs/train/{dataset}/{model}/grid_seed{seed}.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/grid_choice.py"
 
@@ -61,6 +61,6 @@ rule aggregate:
     log:
         "logs/aggregate.log",
     conda:
-        "../../environment.yml"
+        "../envs/core.yaml"
     script:
         "../scripts/aggregate.py"
