@@ -15,6 +15,8 @@ import numpy as np
 
 from repset.io import scratch_dir
 
+from .skipgram_progress import SkipgramProgress
+
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
 from .struc2vec_walks import context_graph, format_walks, walk_block
 
@@ -109,6 +111,7 @@ def _skipgram(path: str, counts: np.ndarray, dim: int, window: int, epochs: int,
     model = Word2Vec(vector_size=dim, window=window, min_count=0, sg=1, hs=int(hs), negative=negative,
                      workers=workers, seed=seed, epochs=epochs)
     model.build_vocab_from_freq({str(i): int(c) for i, c in enumerate(counts) if c > 0})
-    model.train(corpus_file=path, total_words=int(counts.sum()), epochs=epochs)
+    with SkipgramProgress(path, epochs, workers) as progress:
+        model.train(corpus_file=path, total_words=int(counts.sum()), epochs=epochs, callbacks=[progress.callback()])
     idx = np.fromiter((model.wv.key_to_index[str(i)] for i in range(counts.size)), np.int64, counts.size)
     return np.ascontiguousarray(model.wv.vectors[idx], dtype=np.float32)

@@ -272,3 +272,4 @@ def test_output_shape_dtype_and_determinism():
     assert struc2vec(0, np.empty((0, 2)), 5).shape == (0, 5)
     with pytest.raises(ValueError):
         struc2vec(3, np.array([[0, 3]]))
+
