@@ -12,7 +12,6 @@ import pandas as pd
 from solvers import get_solver
 from solvers.lp import relaxed_closed_form, relaxed_lp_value
 
-from repset.io import save_figure
 
 
 def random_instances(count: int, seed: int = 0, max_side: int = 30, dim: int = 8) -> list[np.ndarray]:

@@ -57,17 +57,8 @@ def _check_dataset_lists(config: dict) -> None:
     from repset.datasets.registry import get_spec
     from repset.protocol.plan import datasets, text_datasets
 
-    known, text = datasets(config), text_datasets(config)
-    for key, names, allowed in (("sensitivity", config.get("sensitivity", []), known),
-                                ("wmd.datasets", config.get("wmd", {}).get("datasets", []), text)):
-        for name in names:
-            try:
-                canonical = get_spec(name).name
-            except ValueError as err:
-                raise ValueError(f"config key '{key}': {err}") from None
-            if canonical not in allowed:
-                raise ValueError(f"config key '{key}': {name!r} is not among the config's "
-                                 f"{'text ' if key == 'wmd.datasets' else ''}datasets {allowed}")
+    _check_names("sensitivity", config.get("sensitivity", []), datasets(config))
+    _check_names("wmd.datasets", config.get("wmd", {}).get("datasets", []), text_datasets(config), "text ")
     name = config.get("verify", {}).get("set_dataset")
     if name is not None:
         try:
@@ -84,7 +75,6 @@ def _check_init_study(config: dict) -> None:
     study = config.get("init_study")
     if not study:
         return
-    from repset.datasets.registry import get_spec
     from repset.layers import layer_class
     from repset.layers.base import INITS, HiddenSetLayer
     from repset.protocol.plan import datasets, text_datasets
@@ -98,17 +88,22 @@ def _check_init_study(config: dict) -> None:
     unknown = [i for i in study["inits"] if i not in INITS]
     if unknown:
         raise ValueError(f"config key 'init_study.inits': unknown {unknown}; valid: {', '.join(INITS)}")
-    for key, names, allowed in (("init_study.datasets", study["datasets"], datasets(config)),
-                                ("init_study.latent_sets", [study["latent_sets"]] if study["latent_sets"] else [],
-                                 text_datasets(config))):
-        for name in names:
-            try:
-                canonical = get_spec(name).name
-            except ValueError as err:
-                raise ValueError(f"config key '{key}': {err}") from None
-            if canonical not in allowed:
-                raise ValueError(f"config key '{key}': {name!r} is not among the config's "
-                                 f"{'text ' if key.endswith('latent_sets') else ''}datasets {allowed}")
+    _check_names("init_study.datasets", study["datasets"], datasets(config))
+    _check_names("init_study.latent_sets", [study["latent_sets"]] if study["latent_sets"] else [],
+                 text_datasets(config), "text ")
+
+
+def _check_names(key: str, names: list[str], allowed: list[str], kind: str = "") -> None:
+    """Every name under config ``key`` is a registry dataset (any spelling) among ``allowed``."""
+    from repset.datasets.registry import get_spec
+
+    for name in names:
+        try:
+            canonical = get_spec(name).name
+        except ValueError as err:
+            raise ValueError(f"config key '{key}': {err}") from None
+        if canonical not in allowed:
+            raise ValueError(f"config key '{key}': {name!r} is not among the config's {kind}datasets {allowed}")
 
 
 def _check_struc2vec(config: dict) -> None:

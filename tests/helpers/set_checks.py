@@ -43,3 +43,18 @@ def two_class_sets() -> tuple:
     sets = [rng.normal(1.5 * (2 * y - 1), 0.5, (rng.integers(2, 6), 4)) for y in labels]
     split = {"train": np.arange(0, 40, 2), "val": np.arange(1, 40, 4), "test": np.arange(3, 40, 4)}
     return SetDataset.from_sets(sets, labels.tolist()), split
+
+
+def tiny_text_store(path, n_splits: int = 2, n_sets: int = 60, d: int = 4, seed: int = 0):
+    """A two-class store of ``n_sets`` small sets (``d``-dim elements shifted by the class), saved at
+    ``path`` with ``n_splits`` random splits, posing as BBCSPORT; returns its path."""
+    from repset.datasets.registry import random_splits
+    from repset.datasets.store import SetCollection, save_store
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat([0, 1], n_sets // 2)
+    lengths = rng.integers(1, 6, len(labels))
+    values = rng.normal(size=(lengths.sum(), d)).astype(np.float32) + np.repeat(labels, lengths)[:, None]
+    coll = SetCollection(offsets=np.concatenate([[0], np.cumsum(lengths)]), labels=labels, class_names=["a", "b"],
+                         splits=random_splits(labels, n_splits, seed=seed), values=values, meta={"dataset": "bbcsport"})
+    return save_store(path, coll)

@@ -7,9 +7,8 @@ import pandas as pd
 import pytest
 import yaml
 from repo_paths import ROOT
+from set_checks import tiny_text_store
 
-from repset.datasets.registry import random_splits
-from repset.datasets.store import SetCollection, save_store
 from repset.pipeline.init_study import init_study_table, latent_sets_side_by_side, train_init_run
 from repset.pipeline.train import read_record, train_split
 from repset.protocol.init_study import InitRun, init_settings, selection_inputs
@@ -27,13 +26,7 @@ def study(tmp_path_factory):
                                    "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}
     config["init_study"] = {"model": "repset", "inits": ["uniform", "scaled"], "datasets": ["bbcsport"],
                             "splits": None, "latent_sets": None}
-    rng = np.random.default_rng(0)
-    labels = np.repeat([0, 1], 30)
-    lengths = rng.integers(1, 6, 60)
-    values = rng.normal(size=(lengths.sum(), 4)).astype(np.float32) + np.repeat(labels, lengths)[:, None]
-    coll = SetCollection(offsets=np.concatenate([[0], np.cumsum(lengths)]), labels=labels, class_names=["a", "b"],
-                         splits=random_splits(labels, 2, seed=0), values=values, meta={"dataset": "bbcsport"})
-    store = str(save_store(tmp / "bbcsport.test.npz", coll))
+    store = str(tiny_text_store(tmp / "bbcsport.test.npz"))
     for run in model_runs(config, "bbcsport", "repset", seed=0):
         train_split(store, run, run_settings(config, "repset", run.point), tmp / run.path)
     records = {}

@@ -1,14 +1,14 @@
 """Training stage end to end on a tiny store: run records, aggregation, report tables."""
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from repo_paths import ROOT
+from set_checks import tiny_text_store
 from repset.datasets.registry import random_splits
-from repset.datasets.store import SetCollection, load_collection, load_store, save_store
+from repset.datasets.store import load_collection, load_store, save_store
 from repset.pipeline.train import aggregate_runs, grid_choice, train_split
 from repset.protocol.grid import run_grid
 from repset.protocol.jobs import CHOSEN, Run, grid_choice_inputs, grid_choice_path, model_runs, run_settings
@@ -25,13 +25,7 @@ def setup(tmp_path):
     config["train"] = {"epochs": 3, "batch_size": 16, "lr": 0.01, "patience": 3}
     config["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [3, 4], "hidden_set_size": [2]}},
                         "approx_repset": {"layer": "approx_repset", "options": {"form": "official", "n_hidden_sets": 3, "hidden_set_size": 2}, "grid": {}}}
-    rng = np.random.default_rng(0)
-    labels = np.repeat([0, 1], 30)
-    lengths = rng.integers(1, 6, 60)
-    values = rng.normal(size=(lengths.sum(), 4)).astype(np.float32) + np.repeat(labels, lengths)[:, None]
-    coll = SetCollection(offsets=np.concatenate([[0], np.cumsum(lengths)]), labels=labels, class_names=["a", "b"],
-                         splits=random_splits(labels, 2, seed=0), values=values, meta={"dataset": "bbcsport"})
-    store = save_store(tmp_path / "bbcsport.test.npz", coll)
+    store = tiny_text_store(tmp_path / "bbcsport.test.npz")
     return config, store, tmp_path
 
 

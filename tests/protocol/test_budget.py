@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from repset.protocol.budget import DatasetShape, budget_table, calibrate, protocol_runs, summarize

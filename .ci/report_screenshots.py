@@ -1,0 +1,57 @@
+"""Screenshots of every result page of a Snakemake HTML report, as a reader sees it, in headless Chromium.
+
+    python .ci/report_screenshots.py report.html out_dir [--chromium chromium]
+
+For each result of the report (its global ``results``), a copy of the report opens that result's view on
+load (the same ``app.setView`` call its view button makes) and Chromium saves a PNG screenshot
+``out_dir/<result>.png``; the landing page too (``out_dir/_report.png``). Needs Debian's ``chromium``.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+OPEN = """<script>
+window.addEventListener("load", function () {{ setTimeout(function () {{
+  var path = {path}; var entry = results[path];
+  var mime = getResultMimeType(path);
+  var kind = mime === "text/html" ? "html" : mime.startsWith("image/") ? "img" : mime === "application/pdf" ? "pdf" : null;
+  app.showCategory(entry.category);
+  if (kind) {{ app.setView({{content: kind, contentPath: entry.data_uri, resultPath: path}}); }}
+  else {{ app.showResultInfo(path); }}
+}}, 300); }});
+</script>"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("report")
+    parser.add_argument("out_dir")
+    parser.add_argument("--chromium", default="chromium")
+    parser.add_argument("--size", default="1500,1000")
+    args = parser.parse_args()
+    html = Path(args.report).read_text(encoding="utf-8")
+    found = re.search(r"var results = (\{.*?\});\s*\n", html, re.S)
+    if not found:
+        sys.exit(f"{args.report}: no 'var results = {{...}}' (not a Snakemake HTML report?)")
+    paths = list(json.loads(found.group(1)))
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pages = [("_report", html)] + [(Path(p).name.replace(".", "_"), html.replace("</body>", OPEN.format(path=json.dumps(p)) + "</body>", 1))
+                                   for p in paths]
+    for name, page in pages:
+        src = out / f"{name}.html"
+        src.write_text(page, encoding="utf-8")
+        subprocess.run([args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        f"--window-size={args.size}", "--virtual-time-budget=5000",
+                        f"--screenshot={out / (name + '.png')}", src.resolve().as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        src.unlink()
+        print(out / f"{name}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
