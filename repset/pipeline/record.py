@@ -8,6 +8,10 @@ them up to date and any target continues from them::
 
     python -m repset.pipeline.record export results/runs reproduction
     python -m repset.pipeline.record restore reproduction results/runs
+    python -m repset.pipeline.record verify reproduction --runs 3 --seed 1    # rerun 3 random jobs, compare
+
+``verify_records`` reruns randomly drawn recorded jobs from their stores (which must be built, with the
+recorded sha256) and compares every recorded field but the timings and where the record was made.
 """
 from __future__ import annotations
 
@@ -24,7 +28,10 @@ import pandas as pd
 from repset.io import atomic_path
 from repset.protocol.selection import records_frame
 
-__all__ = ["export_records", "restore_records"]
+__all__ = ["export_records", "restore_records", "verify_records", "NOT_COMPARED"]
+
+#: record fields a rerun is not expected to repeat: wall-clock timings and where and when it ran
+NOT_COMPARED = {"train_seconds", "epoch_seconds_median", "provenance", "store", "store_meta", "torch_threads"}
 
 
 def _records(runs_dir: Path, dataset: str) -> list[Path]:
@@ -91,6 +98,53 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
     return written
 
 
+def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
+                   device: str = "cpu") -> pd.DataFrame:
+    """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
+    all) made on ``device``, each from its recorded store, settings and grid choice; one row per job:
+    its path, whether every compared field is identical, the fields that differ, the fields the rerun
+    adds (newer code) and the rerun's seconds."""
+    import random
+    import tempfile
+
+    from repset.datasets.store import load_store
+    from repset.pipeline.train import train_split
+    from repset.protocol.jobs import Run
+
+    record_dir = Path(record_dir)
+    members = []
+    for archive in sorted((record_dir / "records").glob("*.tar.gz")):
+        if datasets and archive.name.split(".")[0] not in datasets:
+            continue
+        with tarfile.open(archive) as tar:
+            for member in tar.getmembers():
+                if member.isfile():
+                    record = json.loads(tar.extractfile(member).read())
+                    if "train_config" in record and record["train_config"].get("device", "cpu") == device:   # runs only
+                        members.append((member.name, record))
+    if len(members) < runs:
+        raise ValueError(f"{record_dir}: {len(members)} {device} records, fewer than the {runs} asked for")
+    rows = []
+    for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
+        store = record["store"]
+        meta = load_store(store)[2]
+        if meta.get("sha256") and meta.get("sha256") != record["store_meta"].get("sha256"):
+            raise ValueError(f"{store}: sha256 differs from the one {name} was trained on; rebuild it as recorded")
+        run = Run(record["dataset"], record["model"], "chosen" if record["grid_choice"] else record["point"],
+                  record["split"], record["seed"])
+        with tempfile.TemporaryDirectory() as tmp:
+            choice = None
+            if record["grid_choice"]:
+                choice = Path(tmp) / "grid_choice.json"
+                choice.write_text(json.dumps(record["grid_choice"]))
+            rerun = train_split(store, run, record["provenance"]["config"], Path(tmp) / "record.json", choice=choice)
+        differ = sorted(k for k in record if k not in NOT_COMPARED and rerun.get(k) != record[k])
+        rows.append({"record": name, "identical": not differ, "differing fields": ", ".join(differ) or "-",
+                     "fields added by this code": ", ".join(sorted(set(rerun) - set(record))) or "-",
+                     "seconds": round(rerun["train_seconds"], 1)})
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,9 +153,16 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     re = sub.add_parser("restore", help="unpack a record folder into results/runs")
     re.add_argument("record_dir"), re.add_argument("runs_dir"), re.add_argument("--overwrite", action="store_true")
     re.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
+    ve = sub.add_parser("verify", help="rerun random recorded jobs and compare their records")
+    ve.add_argument("record_dir"), ve.add_argument("--runs", type=int, default=3), ve.add_argument("--seed", type=int, default=0)
+    ve.add_argument("--dataset", action="append", help="draw from this dataset's records only (repeatable)")
     args = parser.parse_args(argv)
     if args.command == "export":
         print(f"{len(export_records(args.runs_dir, args.out_dir))} runs exported to {args.out_dir}")
+    elif args.command == "verify":
+        table = verify_records(args.record_dir, args.runs, args.seed, args.dataset)
+        print(table.to_markdown(index=False))
+        raise SystemExit(0 if table["identical"].all() else 1)
     else:
         written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
         print(f"{len(written)} records restored")

@@ -62,3 +62,43 @@ def test_restore_can_take_one_dataset(runs, tmp_path):
     fresh = tmp_path / "clone"
     written = restore_records(tmp_path / "reproduction", fresh, datasets=["MUTAG"])
     assert [p.relative_to(fresh).parts[0] for p in written] == ["MUTAG"]
+
+
+def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatch):
+    import yaml
+    from repo_paths import ROOT
+    from set_checks import tiny_text_store
+
+    from repset.pipeline.record import verify_records
+    from repset.pipeline.train import grid_choice, train_split
+    from repset.protocol.jobs import CHOSEN, grid_choice_inputs, grid_choice_path, model_runs, run_settings
+
+    monkeypatch.chdir(tmp_path)                       # records name their store relative to the workflow root
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["protocol"].update(text_splits=2, grid_splits=1)
+    config["train"] = {"epochs": 2, "batch_size": 16, "lr": 0.01, "patience": 2}
+    config["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}
+    store = "data/sets/bbcsport.test.npz"
+    (tmp_path / "data" / "sets").mkdir(parents=True)
+    tiny_text_store(tmp_path / store)
+    for run in model_runs(config, "bbcsport", "repset", 0):            # 2 points on split 0, then split 1 chosen
+        choice = None
+        if run.point == CHOSEN:
+            choice = grid_choice_path("bbcsport", "repset", 0)
+            grid_choice(grid_choice_inputs(config, "bbcsport", "repset", 0), choice)
+        train_split(store, run, run_settings(config, "repset", run.point), run.path, choice=choice)
+    export_records("results/runs", "reproduction")
+    table = verify_records("reproduction", runs=3, seed=0)
+    assert len(table) == 3 and table["identical"].all() and (table["differing fields"] == "-").all()
+    assert any("chosen" in r for r in table["record"])                 # a chosen split reruns from its grid choice
+    # a record that does not match its rerun is named, with the field
+    path = tmp_path / "results/runs/bbcsport/repset/k2-m2/split0_seed0.json"
+    tampered = json.loads(path.read_text())
+    tampered["test"]["error"] += 0.5
+    path.write_text(json.dumps(tampered))
+    export_records("results/runs", "reproduction")
+    table = verify_records("reproduction", runs=3, seed=0)
+    row = table[table["record"] == "bbcsport/repset/k2-m2/split0_seed0.json"].iloc[0]
+    assert not row["identical"] and row["differing fields"] == "test"
+    with pytest.raises(ValueError, match="3 cpu records, fewer than the 4 asked for"):
+        verify_records("reproduction", runs=4)
