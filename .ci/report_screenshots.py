@@ -15,10 +15,10 @@ from pathlib import Path
 
 OPEN = """<script>
 window.addEventListener("load", function () {{ setTimeout(function () {{
-  var path = {path}; var entry = results[path];
-  var mime = getResultMimeType(path);
-  var kind = mime === "text/html" ? "html" : mime.startsWith("image/") ? "img" : mime === "application/pdf" ? "pdf" : null;
-  app.showCategory(entry.category);
+  var path = {path}; var entry = results[path]; var mime = entry.mime_type || "";
+  var kind = mime === "text/html" ? "html" : mime.indexOf("image/") === 0 ? "img" : mime === "application/pdf" ? "pdf" : null;
+  for (var cat in categories) {{ for (var sub in categories[cat]) {{
+    if (JSON.stringify(categories[cat][sub]).indexOf(path) >= 0) {{ app.showCategory(cat); }} }} }}
   if (kind) {{ app.setView({{content: kind, contentPath: entry.data_uri, resultPath: path}}); }}
   else {{ app.showResultInfo(path); }}
 }}, 300); }});
@@ -39,7 +39,8 @@ def main() -> int:
     paths = list(json.loads(found.group(1)))
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = [("_report", html)] + [(Path(p).name.replace(".", "_"), html.replace("</body>", OPEN.format(path=json.dumps(p)) + "</body>", 1))
+    head, _, tail = html.rpartition("</body>")        # the page's own closing tag (scripts quote others)
+    pages = [("_report", html)] + [(Path(p).name.replace(".", "_"), head + OPEN.format(path=json.dumps(p)) + "</body>" + tail)
                                    for p in paths]
     for name, page in pages:
         src = out / f"{name}.html"

@@ -101,7 +101,7 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
                    device: str = "cpu") -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
-    all) made on ``device``, each from its recorded store, settings and grid choice; one row per job:
+    all) made on ``device``, each from its recorded store, settings, grid choice and thread count; one row per job:
     its path, whether every compared field is identical, the fields that differ, the fields the rerun
     adds (newer code) and the rerun's seconds."""
     import random
@@ -110,6 +110,7 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     from repset.datasets.store import load_store
     from repset.pipeline.train import train_split
     from repset.protocol.jobs import Run
+    from repset.threads import set_threads
 
     record_dir = Path(record_dir)
     members = []
@@ -132,6 +133,7 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
             raise ValueError(f"{store}: sha256 differs from the one {name} was trained on; rebuild it as recorded")
         run = Run(record["dataset"], record["model"], "chosen" if record["grid_choice"] else record["point"],
                   record["split"], record["seed"])
+        set_threads(record.get("torch_threads", 1))        # as recorded: float sums depend on the thread count
         with tempfile.TemporaryDirectory() as tmp:
             choice = None
             if record["grid_choice"]:
