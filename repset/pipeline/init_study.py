@@ -37,6 +37,11 @@ def train_init_run(store: str, run: InitRun, settings: dict, protocol_records: S
         raise ValueError(f"{run}: the protocol records must be {settings['model']}'s runs on split {run.split}, "
                          f"got {sorted(set(zip(frame.get('model', []), frame.get('split', []))))}")
     selected = records[int(select(frame).index[0])]
+    stored = selected.get("store_meta", {}).get("sha256")
+    current = load_store(store)[2].get("sha256")
+    if stored and current and stored != current:
+        raise ValueError(f"{run}: the protocol's selected run was trained on a store with sha256 {stored[:12]}, "
+                         f"{store} has {current[:12]}: rebuild one of them so that both use the same data")
     point = selected["point"]
     if point not in settings["options"]:
         raise ValueError(f"{run}: the protocol selected point {point!r}, not in the grid {sorted(settings['options'])}")

@@ -1,6 +1,7 @@
 """The initialisation study on a tiny store: the selected point, the configured init's rerun equal to
 the protocol's run, the table, the latent-set tables side by side."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -90,3 +91,16 @@ def test_latent_tables_side_by_side(tmp_path):
     assert list(table.index) == [("uniform", 1), ("uniform", 2), ("scaled", 1), ("scaled", 2)]
     assert table.loc[("scaled", 1), "element_words"] == "c"
     assert "hidden_set_index" not in pd.read_csv(tmp_path / "by_init.csv").columns
+
+
+def test_protocol_records_of_another_store_are_refused(study, tmp_path):
+    config, tmp, _ = study
+    run = InitRun("bbcsport", "scaled", 0, 0)
+    records = []
+    for path in selection_inputs(config, run):
+        record = json.loads((tmp / path).read_text())
+        record["store_meta"]["sha256"] = "0" * 64            # as if trained on other data
+        (tmp_path / Path(path).name.replace(".json", f"_{len(records)}.json")).write_text(json.dumps(record))
+        records.append(tmp_path / Path(path).name.replace(".json", f"_{len(records)}.json"))
+    with pytest.raises(ValueError, match="trained on a store with sha256 000000000000"):
+        train_init_run(str(tmp / "bbcsport.test.npz"), run, init_settings(config), records, tmp_path / "out.json")
