@@ -88,7 +88,8 @@ rule report:
     params:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],
-        configfiles=[str(f) for f in workflow.configfiles],
+        # relative to the workflow's root where they lie inside it (a committed REPORT names no machine's paths)
+        configfiles=[os.path.relpath(f) if not os.path.relpath(f).startswith("..") else str(f) for f in workflow.configfiles],
         init_baseline=configured_init(config) if INIT_STUDY else None,
         latent_by_init="results/tables/latent_sets_by_init.md" if INIT_STUDY.get("latent_sets") else None,
     script:
