@@ -23,7 +23,8 @@ from repset.io import atomic_path, write_json
 
 from .download import sha256_file
 
-__all__ = ["SetCollection", "save_store", "load_store", "load_collection", "sidecar_path", "STORE_FORMAT"]
+__all__ = ["SetCollection", "save_store", "load_store", "load_collection", "read_sidecar", "sidecar_path",
+           "STORE_FORMAT"]
 
 STORE_FORMAT = "repset-sets/1"
 _SPLIT_KEY = re.compile(r"^split_(\d+)_(\w+)$")
@@ -126,19 +127,31 @@ def save_store(path: str | os.PathLike, coll: SetCollection) -> Path:
     return path
 
 
-def load_collection(path: str | os.PathLike, verify: bool = False) -> tuple[SetCollection, dict]:
-    """Read a store written by :func:`save_store`: the collection and the sidecar record."""
+def read_sidecar(path: str | os.PathLike) -> dict:
+    """The sidecar record of the store ``path`` (its sha256, sizes, provenance) without loading the store."""
     path = Path(path)
     side = sidecar_path(path)
-    rebuild = f"delete {path} and {side.name} and rerun the job that builds them"
     if not path.is_file() or not side.is_file():
-        raise FileNotFoundError(f"store {path} or its sidecar {side.name} is missing (an interrupted build?): {rebuild}")
+        raise FileNotFoundError(f"store {path} or its sidecar {side.name} is missing (an interrupted build?): "
+                                f"{_rebuild(path)}")
     try:
         record = json.loads(side.read_text())
     except json.JSONDecodeError as err:
-        raise ValueError(f"{side}: not valid JSON ({err}): {rebuild}") from None
+        raise ValueError(f"{side}: not valid JSON ({err}): {_rebuild(path)}") from None
     if record.get("format") != STORE_FORMAT:
         raise ValueError(f"{side}: unknown store format {record.get('format')!r} (expected {STORE_FORMAT})")
+    return record
+
+
+def _rebuild(path: Path) -> str:
+    return f"delete {path} and {sidecar_path(path).name} and rerun the job that builds them"
+
+
+def load_collection(path: str | os.PathLike, verify: bool = False) -> tuple[SetCollection, dict]:
+    """Read a store written by :func:`save_store`: the collection and the sidecar record."""
+    path = Path(path)
+    record = read_sidecar(path)
+    rebuild = _rebuild(path)
     if verify and sha256_file(path) != record["sha256"]:
         raise ValueError(f"{path}: sha256 differs from the sidecar's; the store is stale or corrupted")
     try:

@@ -106,12 +106,17 @@ class HiddenSetLayer(nn.Module):
             self.weight.copy_(W.T.reshape(d, m, K).to(self.weight.device))
             self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
 
-    def hidden_elements(self, weight: torch.Tensor | None = None) -> torch.Tensor:
-        """The real (non-padding) hidden elements of ``weight`` (default: the current one) as rows
-        ``(sum_k |Y_k|, d)``, detached, in set order."""
+    def _weight_or(self, weight: torch.Tensor | None) -> torch.Tensor:
+        """``weight`` (a copy of this layer's, e.g. taken before training) or the current one, detached."""
         W = (self.weight if weight is None else weight).detach()
         if W.shape != self.weight.shape:
             raise ValueError(f"weight must have shape {tuple(self.weight.shape)}, got {tuple(W.shape)}")
+        return W
+
+    def hidden_elements(self, weight: torch.Tensor | None = None) -> torch.Tensor:
+        """The real (non-padding) hidden elements of ``weight`` (default: the current one) as rows
+        ``(sum_k |Y_k|, d)``, detached, in set order."""
+        W = self._weight_or(weight)
         return W.permute(1, 2, 0)[self.hidden_mask.to(W.device)]
 
     def movement(self, initial: torch.Tensor) -> dict[str, float]:
@@ -123,9 +128,9 @@ class HiddenSetLayer(nn.Module):
         return {"cosine_to_initial": float(cos.mean()), "displacement_norm": float((end - start).norm(dim=1).mean()),
                 "initial_norm": float(start.norm(dim=1).mean()), "trained_norm": float(end.norm(dim=1).mean())}
 
-    def hidden_sets(self) -> list[torch.Tensor]:
-        """The m hidden sets as ``(|Y_k|, d)`` tensors (detached)."""
-        W = self.weight.detach()
+    def hidden_sets(self, weight: torch.Tensor | None = None) -> list[torch.Tensor]:
+        """The m hidden sets of ``weight`` (default: the current one) as ``(|Y_k|, d)`` tensors (detached)."""
+        W = self._weight_or(weight)
         return [W[:, k, : int(s)].T for k, s in enumerate(self.hidden_sizes)]
 
     def edge_weights(self, V: torch.Tensor) -> torch.Tensor:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from repset.datasets.store import load_store
+from repset.datasets.store import load_store, read_sidecar
 from repset.io import write_json
 from repset.protocol.init_study import InitRun
 from repset.protocol.jobs import Run
@@ -38,7 +38,7 @@ def train_init_run(store: str, run: InitRun, settings: dict, protocol_records: S
                          f"got {sorted(set(zip(frame.get('model', []), frame.get('split', []))))}")
     selected = records[int(select(frame).index[0])]
     stored = selected.get("store_meta", {}).get("sha256")
-    current = load_store(store)[2].get("sha256")
+    current = read_sidecar(store).get("sha256")
     if stored and current and stored != current:
         raise ValueError(f"{run}: the protocol's selected run was trained on a store with sha256 {stored[:12]}, "
                          f"{store} has {current[:12]}: rebuild one of them so that both use the same data")
@@ -98,12 +98,11 @@ def init_study_table(records: Sequence[dict], baseline: str, out_stem: str | os.
     rows = []
     for (dataset, init), part in frame.groupby(["dataset", "init"], sort=False):
         text = get_spec(dataset).kind == "text"
-        metric = part["test_error" if text else "test_accuracy"] * 100
+        column = "test_error" if text else "test_accuracy"
+        metric = part[column] * 100
         sign = -1 if text else 1                                       # +: better
         base = frame[(frame["dataset"] == dataset) & (frame["init"] == baseline)].set_index(["split", "seed"])
-        own = part.set_index(["split", "seed"])
-        paired = (sign * (own["test_error" if text else "test_accuracy"]
-                          - base["test_error" if text else "test_accuracy"]) * 100).dropna()
+        paired = (sign * (part.set_index(["split", "seed"])[column] - base[column]) * 100).dropna()
         ref = paper.loc[dataset] if dataset in paper.index else None
         ref_std = None if ref is None or pd.isna(ref["std"]) or not ref["std"] else float(ref["std"])
         rows.append({
@@ -146,8 +145,7 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, i
                               snapshots=snapshots)
     kv = load_vectors(vectors_name)
     chosen = most_used_hidden_sets(model, count)
-    trained = model.layer.hidden_sets()
-    initial = [snapshots["initial_weight"][:, k, : int(s)].T for k, s in enumerate(model.layer.hidden_sizes)]
+    trained, initial = model.layer.hidden_sets(), model.layer.hidden_sets(snapshots["initial_weight"])
     table = latent_table([trained[i].numpy() for i in chosen], [initial[i].numpy() for i in chosen],
                          kv.vectors[:top_words], kv.index_to_key[:top_words])
     table.insert(1, "hidden_set_index", chosen)

@@ -79,9 +79,7 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
 
     Snakemake takes a record as done when it is newer than its store: build the stores first."""
     runs_dir, written = Path(runs_dir), []
-    for archive in sorted((Path(record_dir) / "records").glob("*.tar.gz")):
-        if datasets is not None and archive.name.removesuffix(".tar.gz") not in datasets:
-            continue
+    for archive in _archives(record_dir, datasets):
         with tarfile.open(archive, "r:gz") as tar:
             for member in tar.getmembers():
                 if not member.isfile() or Path(member.name).is_absolute() or ".." in Path(member.name).parts:
@@ -98,6 +96,12 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
     return written
 
 
+def _archives(record_dir: str | os.PathLike, datasets: list[str] | None) -> list[Path]:
+    """``record_dir/records/<dataset>.tar.gz``, of ``datasets`` only where given, in name order."""
+    return [a for a in sorted((Path(record_dir) / "records").glob("*.tar.gz"))
+            if datasets is None or a.name.removesuffix(".tar.gz") in datasets]
+
+
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
                    device: str = "cpu") -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
@@ -107,16 +111,13 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     import random
     import tempfile
 
-    from repset.datasets.store import load_store
+    from repset.datasets.store import read_sidecar
     from repset.pipeline.train import train_split
-    from repset.protocol.jobs import Run
+    from repset.protocol.jobs import CHOSEN, Run
     from repset.threads import set_threads
 
-    record_dir = Path(record_dir)
     members = []
-    for archive in sorted((record_dir / "records").glob("*.tar.gz")):
-        if datasets and archive.name.split(".")[0] not in datasets:
-            continue
+    for archive in _archives(record_dir, datasets):
         with tarfile.open(archive) as tar:
             for member in tar.getmembers():
                 if member.isfile():
@@ -128,10 +129,10 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     rows = []
     for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
         store = record["store"]
-        meta = load_store(store)[2]
-        if meta.get("sha256") and meta.get("sha256") != record["store_meta"].get("sha256"):
+        current = read_sidecar(store).get("sha256")
+        if current and current != record["store_meta"].get("sha256"):
             raise ValueError(f"{store}: sha256 differs from the one {name} was trained on; rebuild it as recorded")
-        run = Run(record["dataset"], record["model"], "chosen" if record["grid_choice"] else record["point"],
+        run = Run(record["dataset"], record["model"], CHOSEN if record["grid_choice"] else record["point"],
                   record["split"], record["seed"])
         set_threads(record.get("torch_threads", 1))        # as recorded: float sums depend on the thread count
         with tempfile.TemporaryDirectory() as tmp:
