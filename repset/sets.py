@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-__all__ = ["SetDataset", "pad_sets", "length_mask", "check_set_batch", "check_finite_output"]
+__all__ = ["SetDataset", "pad_sets", "length_mask", "check_set_batch", "check_indexed_batch", "check_finite_output"]
 
 
 def pad_sets(sets: Sequence[torch.Tensor], dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -27,6 +27,26 @@ def pad_sets(sets: Sequence[torch.Tensor], dtype: torch.dtype | None = None) -> 
 def length_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
     """Boolean ``(B, n)``: True at the valid (non-padding) elements."""
     return torch.arange(n, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def _check_lengths(lengths: torch.Tensor | None, B: int, N: int, device) -> torch.Tensor:
+    """``lengths`` (B,) as int64 (default: all N); ValueError unless every length lies in [1, N]."""
+    if lengths is None:
+        lengths = torch.full((B,), N, dtype=torch.long, device=device)
+    else:
+        lengths = torch.as_tensor(lengths, device=device)
+        if lengths.shape != (B,) or lengths.is_floating_point():
+            raise ValueError(f"lengths must be integers of shape ({B},), got {lengths.dtype} {tuple(lengths.shape)}")
+        lengths = lengths.long()
+    if B == 0:
+        raise ValueError("V: empty batch")
+    if (lengths < 0).any():
+        raise ValueError(f"lengths must be >= 1, got negative lengths at sets {torch.nonzero(lengths < 0).flatten().tolist()[:10]}")
+    if (lengths < 1).any():
+        raise ValueError(f"lengths: empty sets are not allowed (sets {torch.nonzero(lengths < 1).flatten().tolist()[:10]})")
+    if (lengths > N).any():
+        raise ValueError(f"lengths: values exceed the padded set size N={N}")
+    return lengths
 
 
 def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int,
@@ -48,21 +68,7 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int,
     if dtype is not None and V.dtype != dtype:
         raise ValueError(f"V has dtype {V.dtype} but the layer's parameters are {dtype}: pass V.to({dtype}) "
                          f"or convert the layer with layer.to({V.dtype})")
-    if lengths is None:
-        lengths = torch.full((B,), N, dtype=torch.long, device=V.device)
-    else:
-        lengths = torch.as_tensor(lengths, device=V.device)
-        if lengths.shape != (B,) or lengths.is_floating_point():
-            raise ValueError(f"lengths must be integers of shape ({B},), got {lengths.dtype} {tuple(lengths.shape)}")
-        lengths = lengths.long()
-    if B == 0:
-        raise ValueError("V: empty batch")
-    if (lengths < 0).any():
-        raise ValueError(f"lengths must be >= 1, got negative lengths at sets {torch.nonzero(lengths < 0).flatten().tolist()[:10]}")
-    if (lengths < 1).any():
-        raise ValueError(f"lengths: empty sets are not allowed (sets {torch.nonzero(lengths < 1).flatten().tolist()[:10]})")
-    if (lengths > N).any():
-        raise ValueError(f"lengths: values exceed the padded set size N={N}")
+    lengths = _check_lengths(lengths, B, N, V.device)
     if bool((lengths < N).any()):
         mask = length_mask(lengths, N)
         V = torch.where(mask[:, :, None], V, torch.zeros((), dtype=V.dtype, device=V.device))
@@ -70,6 +76,30 @@ def check_set_batch(V: torch.Tensor, lengths: torch.Tensor | None, in_dim: int,
     if not torch.isfinite(V.sum()) and not torch.isfinite(V).all():
         raise ValueError("V contains NaN or infinite values in valid (non-padding) elements")
     return V, lengths
+
+
+def check_indexed_batch(E: torch.Tensor, element_ids: torch.Tensor, lengths: torch.Tensor | None, in_dim: int,
+                        dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Validate a batch given as distinct elements ``E`` (U, d) and ``element_ids`` (B, N): element ``i``
+    of set ``b`` is ``E[element_ids[b, i]]`` for ``i < lengths[b]``. Return ``(element_ids as int64 with
+    padding entries set to 0, lengths)``; errors as :func:`check_set_batch`, plus ids out of ``[0, U)``.
+    """
+    if not isinstance(E, torch.Tensor) or E.ndim != 2:
+        raise ValueError(f"with element_ids, V must be the distinct elements of shape (U, {in_dim}), got "
+                         f"{tuple(E.shape) if isinstance(E, torch.Tensor) else type(E).__name__}")
+    if not isinstance(element_ids, torch.Tensor) or element_ids.ndim != 2 or element_ids.is_floating_point():
+        raise ValueError("element_ids must be an integer tensor of shape (batch, set size)")
+    if E.shape[1] != in_dim:
+        raise ValueError(f"V has feature size {E.shape[1]}, the layer expects in_dim={in_dim}")
+    if not E.is_floating_point() or (dtype is not None and E.dtype != dtype):
+        raise ValueError(f"V must be floating point of the layer's dtype {dtype}, got {E.dtype}")
+    lengths = _check_lengths(lengths, *element_ids.shape, E.device)
+    ids = torch.where(length_mask(lengths, element_ids.shape[1]), element_ids.to(E.device).long(), 0)
+    if len(E) == 0 or int(ids.min()) < 0 or int(ids.max()) >= len(E):
+        raise ValueError(f"element_ids must lie in [0, {len(E)}) (rows of V) within each set's length")
+    if not torch.isfinite(E.sum()) and not torch.isfinite(E).all():
+        raise ValueError("V (the distinct elements) contains NaN or infinite values")
+    return ids, lengths
 
 
 def check_finite_output(x: torch.Tensor, layer: str) -> torch.Tensor:
@@ -89,11 +119,15 @@ class SetDataset:
         values: float tensor ``(total elements, d)``; set i is ``values[offsets[i]:offsets[i+1]]``.
         offsets: int64 ``(N + 1,)``, nondecreasing, ``offsets[0] == 0``, ``offsets[-1] == total``.
         labels: int64 ``(N,)`` class indices in ``[0, C)``.
+        element_ids: optional int64 ``(total,)``: the identity of each element (a word's vocabulary
+            index); equal ids have equal rows of ``values`` (checked). With them, :meth:`indexed_batch`
+            hands each distinct element of a batch to the layers once.
     """
 
     values: torch.Tensor
     offsets: torch.Tensor
     labels: torch.Tensor
+    element_ids: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
         self.values = torch.as_tensor(self.values)
@@ -106,6 +140,21 @@ class SetDataset:
             raise ValueError("offsets must be nondecreasing, start at 0, end at len(values), and have len(labels) + 1 entries")
         if (self.labels < 0).any():
             raise ValueError("labels must be nonnegative class indices")
+        if self.element_ids is not None:
+            self._check_element_ids()
+
+    def _check_element_ids(self) -> None:
+        """ValueError unless ``element_ids`` has one nonnegative integer per element and equal ids mark
+        equal rows of ``values``; keeps, per id, the position of one of its rows."""
+        ids = torch.as_tensor(self.element_ids)
+        if ids.shape != (len(self.values),) or ids.is_floating_point() or (len(ids) and int(ids.min()) < 0):
+            raise ValueError(f"element_ids must be {len(self.values)} nonnegative integers (one per element), got "
+                             f"{ids.dtype} {tuple(ids.shape)}")
+        self.element_ids = ids.long()
+        self._row_of_id = torch.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=torch.long)
+        self._row_of_id[self.element_ids] = torch.arange(len(ids))   # one position per id (any)
+        if not torch.equal(self.values[self._row_of_id[self.element_ids]], self.values):
+            raise ValueError("element_ids: elements with equal ids must have equal values")
 
     @classmethod
     def from_sets(cls, sets: Sequence[np.ndarray | torch.Tensor], labels: Sequence[int]) -> "SetDataset":
@@ -135,16 +184,38 @@ class SetDataset:
         index = torch.as_tensor(np.asarray(index), dtype=torch.long)
         V, lengths = self.batch(index)
         mask = torch.arange(V.shape[1])[None, :] < lengths[:, None]
-        return SetDataset(V[mask], torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)]), self.labels[index])
+        ids = None
+        if self.element_ids is not None:
+            ids = self._padded_positions(index)[0]
+            ids = self.element_ids[ids[mask]]
+        return SetDataset(V[mask], torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)]), self.labels[index],
+                          ids)
 
-    def batch(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Padded ``V`` (B, max length, d) with zero padding, and ``lengths`` (B,), for sets ``index``."""
+    def _padded_positions(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(positions (B, width) in values, clamped in range at padding; valid mask; lengths)``."""
         starts, lengths = self.offsets[index], self.lengths()[index]
         width = int(lengths.max()) if len(index) else 0
         pos = starts[:, None] + torch.arange(width)[None, :]
         mask = torch.arange(width)[None, :] < lengths[:, None]
-        flat = pos.clamp(max=max(len(self.values) - 1, 0)).reshape(-1)
-        V = self.values.index_select(0, flat).view(len(index), width, self.values.shape[1])
+        return pos.clamp(max=max(len(self.values) - 1, 0)), mask, lengths
+
+    def batch(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Padded ``V`` (B, max length, d) with zero padding, and ``lengths`` (B,), for sets ``index``."""
+        pos, mask, lengths = self._padded_positions(index)
+        V = self.values.index_select(0, pos.reshape(-1)).view(len(index), pos.shape[1], self.values.shape[1])
         if not bool(mask.all()):   # one in-place pass zeroes the padding (none for equal sizes)
             V.masked_fill_(~mask[..., None], 0)
         return V, lengths
+
+    def indexed_batch(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The sets ``index`` as ``(E (U, d), element_ids (B, max length), lengths (B,))``: ``E`` holds
+        the batch's U distinct elements once each (needs ``element_ids``); element i of set b is
+        ``E[element_ids[b, i]]`` (0 at padding). The layers' ``forward(E, lengths, element_ids=...)``."""
+        if self.element_ids is None:
+            raise ValueError("indexed_batch needs a SetDataset with element_ids")
+        pos, mask, lengths = self._padded_positions(index)
+        ids = self.element_ids[pos]
+        distinct, local = torch.unique(ids[mask], return_inverse=True)
+        local_ids = torch.zeros_like(ids)
+        local_ids[mask] = local
+        return self.values.index_select(0, self._row_of_id[distinct]), local_ids, lengths

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["MatchingResult", "MatchingSolver", "prepare_problem"]
+__all__ = ["MatchingResult", "MatchingSolver", "prepare_problem", "prepare_indexed"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,38 @@ def prepare_problem(weights, row_lengths=None, col_lengths=None, check_values: b
         if low < 0:
             raise ValueError(_negative(_first((w < 0).any(axis=(-2, -1))), f" (got minimum {low})"))
     return w, rows, cols
+
+
+def prepare_indexed(table, row_index, row_lengths=None, col_lengths=None, check_values: bool = True):
+    """Validate an indexed batch; return ``(table, row_index, row_lengths, col_lengths)``.
+
+    ``table`` (U, Q, K) float32/float64 holds shared rows; ``row_index`` (P, N) integer, each entry in
+    ``[0, U)``, names the table row that is row ``i`` of the problems ``(p, q)``. Lengths broadcast to
+    ``(P, Q)``. ``check_values`` scans the whole table for NaN, inf and negatives (naming the table row).
+    """
+    t = np.asarray(table)
+    if t.ndim != 3:
+        raise ValueError(f"table must have shape (rows U, Q, K), got shape {t.shape}")
+    if t.dtype not in (np.float32, np.float64):
+        if t.dtype.kind not in "iuf":
+            raise ValueError(f"table must be a real floating array, got dtype {t.dtype}")
+        t = t.astype(np.float64)
+    index = np.asarray(row_index)
+    if index.ndim != 2 or index.dtype.kind not in "iu":
+        raise ValueError(f"row_index must be integers of shape (P, N), got {index.dtype} {index.shape}")
+    if index.size and (index.min() < 0 or index.max() >= t.shape[0]):
+        raise ValueError(f"row_index must lie in [0, {t.shape[0]}) (rows of table), got values in "
+                         f"[{index.min()}, {index.max()}]")
+    index = index.astype(np.int64, copy=False)
+    batch_shape = (index.shape[0], t.shape[1])
+    rows = _lengths(row_lengths, "row_lengths", batch_shape, index.shape[1])
+    cols = _lengths(col_lengths, "col_lengths", batch_shape, t.shape[2])
+    if check_values and t.size:
+        if not np.isfinite(t).all():
+            raise ValueError(f"table row {_first(~np.isfinite(t).all(axis=(1, 2)))[0]} contains NaN or infinite entries")
+        if t.min() < 0:
+            raise ValueError(f"table row {_first((t < 0).any(axis=(1, 2)))[0]} must be nonnegative; apply ReLU or shift it")
+    return t, index, rows, cols
 
 
 def _first(mask: np.ndarray) -> tuple[int, ...]:
@@ -161,6 +193,35 @@ class MatchingSolver(ABC):
             if self.checks_in_kernel:
                 _raise_flagged(value)
         return MatchingResult(value=value, assignment=assignment, along=along)
+
+    def solve_indexed(self, table, row_index, row_lengths=None, col_lengths=None,
+                      check_values: bool = True) -> MatchingResult:
+        """Solve problems whose rows come from a shared table: problem ``(p, q)`` is
+        ``table[row_index[p, :n], q, :k]`` with ``n = row_lengths[p, q]``, ``k = col_lengths[p, q]``.
+
+        The same problems as ``solve(table[row_index].transpose(0, 2, 1, 3), ...)`` (batch ``(P, Q)``,
+        padded shape ``(N, K)``), without building that array where a solver reads the table directly
+        (sets drawn from one vocabulary share rows). This default builds it; ``check_values`` as
+        :meth:`solve`, where a bad entry is named by its table row.
+        """
+        t, index, rows, cols = prepare_indexed(table, row_index, row_lengths, col_lengths,
+                                               check_values or not self.checks_in_kernel)
+        along = "rows" if index.shape[1] <= t.shape[2] else "cols"
+        if self.checks_in_kernel and type(self)._solve_indexed is not MatchingSolver._solve_indexed:
+            value = np.zeros(rows.shape, dtype=np.float64)
+            assignment = np.full(rows.shape + (min(index.shape[1], t.shape[2]),), -1, dtype=np.int32)
+            if value.size:
+                self._solve_indexed(t, index, rows, cols, value, assignment, along)
+                _raise_flagged(value)
+            return MatchingResult(value=value, assignment=assignment, along=along)
+        return self.solve(np.take(t, index, axis=0).transpose(0, 2, 1, 3), rows, cols, check_values=False)
+
+    def _solve_indexed(self, table: np.ndarray, row_index: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                       value: np.ndarray, assignment: np.ndarray, along: str) -> None:
+        """Fill ``value`` (P, Q) and ``assignment`` (P, Q, S) in place for the problems of
+        :meth:`solve_indexed`; solvers that read the table directly override this (and set
+        ``checks_in_kernel``: bad weights are flagged as in :meth:`_solve`)."""
+        raise NotImplementedError
 
     @abstractmethod
     def _solve(self, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray,

@@ -74,18 +74,12 @@ def _relax_row(w, i, shift, factor, v, spc, path, pen, row4col):
 
 
 @njit(cache=True, nogil=True)
-def _solve_one(w, fb, ib):
-    """Min-cost assignment of every row of ``-w`` (2-D, any strides, rows <= cols); return the value,
-    or :func:`invalid_flag` (NaN or -1, nothing solved) at the first weight not in ``[0, max float]``.
-
-    ``fb`` (7, L) float64 and ``ib`` (8, 2 L) int64 are scratch, ``L >= cols``. On return
-    ``ib[0, i]`` is the column matched to row ``i``. Reduced costs are ``-w[i, j] * factor - u[i] - v[j]``
-    with duals ``u`` (rows) and ``v <= 0`` (columns, 0 on the free ones).
-    """
+def _row_best(w, fb, ib):
+    """Step 1 of :func:`_solve_one`: ``u[i] = -`` the best weight of row i and ``col4row[i]`` its first
+    argmax; return the largest weight, or :func:`invalid_flag` (NaN or -1) at the first weight not in
+    ``[0, max float]``."""
     nr, nc = w.shape
-    u, v, spc, pen, second, dshift, dprom = fb[0], fb[1], fb[2], fb[3], fb[4], fb[5], fb[6]
-    col4row, row4col, path, srows, scols, best2, touched, drows = ib[0], ib[1], ib[2], ib[3], ib[4], ib[5], ib[6], ib[7]
-    # 1. best weight of every row (-> u and the greedy choice), one pass over the block
+    u, col4row = fb[0], ib[0]
     gmax = 0.0
     for i in range(nr):
         b1 = -np.inf
@@ -103,6 +97,31 @@ def _solve_one(w, fb, ib):
         col4row[i] = j1
         if b1 > gmax:
             gmax = b1
+    return gmax
+
+
+@njit(cache=True, nogil=True)
+def _solve_one(w, fb, ib):
+    """Min-cost assignment of every row of ``-w`` (2-D, any strides, rows <= cols); return the value,
+    or :func:`invalid_flag` (NaN or -1, nothing solved) at the first weight not in ``[0, max float]``.
+
+    ``fb`` (7, L) float64 and ``ib`` (8, 2 L) int64 are scratch, ``L >= cols``. On return
+    ``ib[0, i]`` is the column matched to row ``i``. Reduced costs are ``-w[i, j] * factor - u[i] - v[j]``
+    with duals ``u`` (rows) and ``v <= 0`` (columns, 0 on the free ones).
+    """
+    gmax = _row_best(w, fb, ib)   # 1. best weight of every row (-> u and the greedy choice)
+    if not gmax >= 0.0:
+        return gmax
+    return _solve_from_best(w, fb, ib, gmax)
+
+
+@njit(cache=True, nogil=True)
+def _solve_from_best(w, fb, ib, gmax):
+    """Steps 2-3 of :func:`_solve_one`, after step 1 (:func:`_row_best`) left ``u`` and ``col4row`` in
+    the scratch and returned ``gmax``."""
+    nr, nc = w.shape
+    u, v, spc, pen, second, dshift, dprom = fb[0], fb[1], fb[2], fb[3], fb[4], fb[5], fb[6]
+    col4row, row4col, path, srows, scols, best2, touched, drows = ib[0], ib[1], ib[2], ib[3], ib[4], ib[5], ib[6], ib[7]
     factor = 1.0
     if gmax > _SCALE_ABOVE:  # exact power-of-two scaling: no overflow, every comparison unchanged
         factor = math.ldexp(1.0, -math.frexp(gmax)[1])
@@ -280,21 +299,96 @@ _jv_kernel = njit([_signature(types.float32), _signature(types.float64)],
                   parallel=True, cache=True, nogil=True)(_kernel)
 
 
+@njit(cache=True, nogil=True)
+def _solve_wide(table, row_index, p, q, n, k, scratch, best, arg, fb, ib):
+    """Problem ``(p, q)`` of the indexed kernel with ``n > k`` rows, solved as its ``k x n`` transpose:
+    gather it (``n x k``, one table row of k contiguous weights at a time) and find the transpose's
+    row maxima in the same branch-free pass (ties to the first maximum, as :func:`_row_best`)."""
+    block = scratch[: n * k].reshape((n, k))
+    for j in range(k):
+        best[j] = -np.inf
+        arg[j] = 0
+    bad = 0
+    for i in range(n):
+        r = row_index[p, i]
+        for j in range(k):
+            x = table[r, q, j]
+            block[i, j] = x
+            bad += not (x >= 0)
+            arg[j] = i if x > best[j] else arg[j]
+            best[j] = max(x, best[j])
+    gmax = 0.0
+    for j in range(k):
+        bad += not (best[j] < np.inf)
+        fb[0, j] = -np.float64(best[j])
+        ib[0, j] = arg[j]
+        gmax = max(gmax, np.float64(best[j]))
+    if bad:   # NaN, inf or negative somewhere: the row scan flags it as the dense kernel does
+        return _row_best(block.T, fb, ib)
+    return _solve_from_best(block.T, fb, ib, gmax)
+
+
+def _indexed_kernel(table, row_index, rows, cols, value, assignment, along_rows, nchunks):
+    """Solve problem ``(p, q)`` = ``table[row_index[p, :n], q, :k]`` for all ``(p, q)``: each block is
+    first gathered into a contiguous scratch block with its smaller side as rows (transposed when
+    ``n > k``), so the solver scans contiguous memory."""
+    P, Q = rows.shape
+    N, K = row_index.shape[1], table.shape[2]
+    large = max(N, K)
+    total = P * Q
+    for chunk in prange(nchunks):
+        fb = np.empty((7, large + 1), dtype=np.float64)
+        ib = np.empty((8, 2 * large + 2), dtype=np.int64)
+        scratch = np.empty(min(N, K) * large + 1, dtype=table.dtype)
+        best = np.empty(K + 1, dtype=table.dtype)
+        arg = np.empty(K + 1, dtype=np.int64)
+        for t in range(chunk * total // nchunks, (chunk + 1) * total // nchunks):
+            p = t // Q
+            q = t - p * Q
+            n = rows[p, q]
+            k = cols[p, q]
+            if n == 0 or k == 0:
+                value[p, q] = 0.0
+                continue
+            if n <= k:
+                block = scratch[: n * k].reshape((n, k))
+                for i in range(n):
+                    r = row_index[p, i]
+                    for j in range(k):
+                        block[i, j] = table[r, q, j]
+                value[p, q] = _solve_one(block, fb, ib)
+            else:
+                value[p, q] = _solve_wide(table, row_index, p, q, n, k, scratch, best, arg, fb, ib)
+            if value[p, q] >= 0.0:  # not flagged invalid
+                store_partners(assignment, p, q, ib[0], n, k, along_rows)
+
+
+def _indexed_signature(dtype):
+    return types.void(types.Array(dtype, 3, "C", readonly=True), types.Array(types.int64, 2, "C", readonly=True),
+                      types.Array(types.int64, 2, "A"), types.Array(types.int64, 2, "A"),
+                      types.Array(types.float64, 2, "A"), types.Array(types.int32, 3, "A"), types.boolean, types.int64)
+
+
+_jv_indexed_kernel = njit([_indexed_signature(types.float32), _indexed_signature(types.float64)],
+                          parallel=True, cache=True, nogil=True)(_indexed_kernel)
+
+
 def n_chunks(total: int, threads: int, per_thread: int = 16) -> int:
     """Number of prange chunks: several per thread for load balance with ragged sizes."""
     return int(max(1, min(total, threads * per_thread)))
 
 
 def solve_batch(kernel, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray, value: np.ndarray,
-                assignment: np.ndarray, along: str, threads: int | None, *extra) -> None:
-    """Run a compiled batch ``kernel`` with ``threads`` Numba threads (restored afterwards)."""
+                assignment: np.ndarray, along: str, threads: int | None, *extra, leading: tuple = ()) -> None:
+    """Run a compiled batch ``kernel`` with ``threads`` Numba threads (restored afterwards);
+    ``leading`` arrays go between ``weights`` and ``rows`` (the indexed kernel's ``row_index``)."""
     previous = numba.get_num_threads()
     use = previous if threads is None else int(threads)
     if threads is not None:
         numba.set_num_threads(use)
     chunksize = numba.set_parallel_chunksize(1)  # chunks go to whichever thread is free
     try:
-        kernel(weights, rows, cols, value, assignment, along == "rows", *extra,
+        kernel(weights, *leading, rows, cols, value, assignment, along == "rows", *extra,
                n_chunks(rows.size, use))
     finally:
         numba.set_parallel_chunksize(chunksize)
@@ -321,3 +415,7 @@ class NumbaJVSolver(MatchingSolver):
 
     def _solve(self, weights, rows, cols, value, assignment, along):
         solve_batch(_jv_kernel, weights, rows, cols, value, assignment, along, self.threads)
+
+    def _solve_indexed(self, table, row_index, rows, cols, value, assignment, along):
+        solve_batch(_jv_indexed_kernel, np.ascontiguousarray(table), rows, cols, value, assignment, along,
+                    self.threads, leading=(np.ascontiguousarray(row_index),))

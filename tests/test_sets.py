@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from repset.sets import SetDataset, check_set_batch, length_mask, pad_sets
+from repset.sets import SetDataset, check_indexed_batch, check_set_batch, length_mask, pad_sets
 
 
 def test_pad_sets_and_mask():
@@ -68,3 +68,59 @@ def test_negative_lengths_are_named_as_such():
         check_set_batch(torch.ones(2, 3, 4), torch.tensor([2, -1]), 4)
     with pytest.raises(ValueError, match="empty sets are not allowed"):
         check_set_batch(torch.ones(2, 3, 4), torch.tensor([2, 0]), 4)
+
+
+def word_sets(seed=0, vocabulary=9, sizes=(4, 1, 6, 3, 5)):
+    """Sets of words drawn from one vocabulary (with repeats across sets), with their ids."""
+    g = torch.Generator().manual_seed(seed)
+    vectors = torch.randn(vocabulary, 3, generator=g)
+    ids = [torch.randperm(vocabulary, generator=g)[:n] for n in sizes]
+    offsets = torch.tensor([0, *np.cumsum(sizes)])
+    return SetDataset(torch.cat([vectors[i] for i in ids]), offsets, torch.arange(len(sizes)) % 2, torch.cat(ids))
+
+
+def test_indexed_batch_holds_each_distinct_element_once_and_rebuilds_the_padded_batch():
+    data = word_sets()
+    index = torch.tensor([3, 0, 2, 1])
+    V, lengths = data.batch(index)
+    E, ids, lengths2 = data.indexed_batch(index)
+    mask = length_mask(lengths, V.shape[1])
+    assert torch.equal(lengths, lengths2) and ids.shape == mask.shape
+    assert torch.equal(E[ids][mask], V[mask])                       # the same elements, in order
+    assert len(E) == len(torch.unique(data.element_ids[torch.cat([torch.arange(*data.offsets[i:i + 2].tolist()) for i in index.tolist()])]))
+    assert len(torch.unique(E, dim=0)) == len(E) < int(lengths.sum())   # shared words appear once
+    assert (ids[~mask] == 0).all()
+
+
+def test_element_ids_are_checked_and_kept_by_subsets():
+    data = word_sets()
+    sub = data.subset([2, 4])
+    assert torch.equal(sub.element_ids, torch.cat([data.element_ids[5:11], data.element_ids[14:19]]))
+    E, ids, lengths = sub.indexed_batch(torch.tensor([0, 1]))
+    assert torch.equal(E[ids[1, :5]], data.values[14:19])
+    wrong = data.element_ids.clone()
+    wrong[0] = wrong[5] if wrong[5] != wrong[0] else wrong[6]        # one id now names two different vectors
+    with pytest.raises(ValueError, match="equal ids must have equal values"):
+        SetDataset(data.values, data.offsets, data.labels, wrong)
+    with pytest.raises(ValueError, match="element_ids must be 19 nonnegative integers"):
+        SetDataset(data.values, data.offsets, data.labels, data.element_ids[:-1])
+    with pytest.raises(ValueError, match="indexed_batch needs"):
+        make().indexed_batch(torch.tensor([0]))
+
+
+def test_check_indexed_batch_names_bad_input():
+    E = torch.randn(4, 3)
+    ids = torch.tensor([[0, 3, 9], [1, 2, 2]])             # 9 is padding in set 0 (length 2)
+    out, lengths = check_indexed_batch(E, ids, torch.tensor([2, 3]), 3)
+    assert out.tolist() == [[0, 3, 0], [1, 2, 2]] and lengths.tolist() == [2, 3]
+    with pytest.raises(ValueError, match=r"element_ids must lie in \[0, 4\)"):
+        check_indexed_batch(E, ids, None, 3)
+    with pytest.raises(ValueError, match="feature size 3, the layer expects in_dim=5"):
+        check_indexed_batch(E, ids, None, 5)
+    with pytest.raises(ValueError, match="element_ids must be an integer tensor"):
+        check_indexed_batch(E, ids.float(), None, 3)
+    with pytest.raises(ValueError, match="empty sets"):
+        check_indexed_batch(E, ids, torch.tensor([0, 3]), 3)
+    E[1, 1] = float("inf")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        check_indexed_batch(E, ids, torch.tensor([2, 3]), 3)

@@ -81,8 +81,11 @@ class SetCollection:
         return [self.vocab[j] for j in self.element_ids[self.offsets[i]:self.offsets[i + 1]]]
 
     def to_set_dataset(self) -> SetDataset:
+        """The sets for training; factored stores keep their element ids (each distinct word of a batch
+        is then computed once)."""
+        ids = None if self.element_ids is None else torch.from_numpy(self.element_ids.astype(np.int64))
         return SetDataset(torch.from_numpy(np.ascontiguousarray(self.element_values(), dtype=np.float32)),
-                          torch.from_numpy(self.offsets), torch.from_numpy(self.labels))
+                          torch.from_numpy(self.offsets), torch.from_numpy(self.labels), ids)
 
 
 def sidecar_path(path: str | os.PathLike) -> Path:

@@ -5,7 +5,9 @@ from collections.abc import Sequence
 
 import torch
 
+from ..sets import length_mask
 from .base import HiddenSetLayer
+from .matched_sum import attach_gradient
 
 FORMS = ("paper", "official")
 
@@ -27,15 +29,23 @@ class ApproxRepSet(HiddenSetLayer):
             raise ValueError(f"unknown form={form!r}; valid: {', '.join(FORMS)}")
         self.form = form
 
-    def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        if G.device.type != "cpu":
+            return super().set_values(E, G, index, lengths)
+        # CPU: one Numba pass over the raw products picks the pairs, applies the ReLU and sums (no ReLU
+        # pass, no second gather); a pair on a weight <= 0 adds nothing and gets no gradient.
+        from .pair_grad import approx_pairs
+
+        x, rows, cols = approx_pairs(G.detach().contiguous().numpy(), index.numpy(), lengths.numpy(),
+                                     self.hidden_sizes.numpy(), self.form == "paper")
+        return attach_gradient(E, self.weight, G, index, torch.from_numpy(x), torch.from_numpy(rows),
+                               torch.from_numpy(cols), self.grad_mode)
+
+    def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # F >= 0 and zero on padding, so padding never beats a valid element (argmax takes the first
         # maximum); a pair on a zero weight adds nothing and gets no gradient.
-        if F.device.type == "cpu" and F.is_contiguous():
-            from .pair_grad import approx_pairs
-
-            rows, cols = approx_pairs(F.numpy(), lengths.numpy(), self.hidden_sizes.numpy(), self.form == "paper")
-            return torch.from_numpy(rows), torch.from_numpy(cols)
-        return self._torch_pairs(F, lengths)
+        valid = length_mask(lengths, index.shape[1])[:, :, None, None]
+        return self._torch_pairs(F[index] * valid.to(F.dtype), lengths)
 
     def _torch_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Device-agnostic version of the Numba kernel (S = N + K, half of each row unused)."""

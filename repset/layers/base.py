@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..sets import check_set_batch
+from ..sets import check_indexed_batch, check_set_batch
 from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
@@ -136,41 +136,75 @@ class HiddenSetLayer(nn.Module):
     def edge_weights(self, V: torch.Tensor) -> torch.Tensor:
         """F = ReLU(V H) of shape ``(B, N, m, K)``; zero on padding rows/columns (V padded with zeros)."""
         B, N, d = V.shape
-        F = V.reshape(B * N, d) @ self.weight.reshape(d, -1)
-        # in place when no graph is recorded: saves a (B, N, m K) allocation per step
-        F = (F.clamp_min_(0) if not F.requires_grad else torch.relu(F)).view(B, N, *self.weight.shape[1:])
+        return self._edge_rows(V.reshape(B * N, d)).view(B, N, *self.weight.shape[1:])
+
+    def _products(self, E: torch.Tensor) -> torch.Tensor:
+        """The raw products ``E H`` (R, m, K) of element rows ``E`` (R, d) with the hidden elements."""
+        return (E @ self.weight.reshape(self.in_dim, -1)).view(len(E), *self.weight.shape[1:])
+
+    def _edge_rows(self, E: torch.Tensor, G: torch.Tensor | None = None) -> torch.Tensor:
+        """F = ReLU(E H) (R, m, K) for element rows ``E`` (R, d) (from their products ``G`` when given),
+        zero on the hidden sets' padding columns."""
+        G = self._products(E) if G is None else G
+        # in place when no graph is recorded: saves an (R, m K) allocation per step
+        F = G.clamp_min_(0) if not G.requires_grad else torch.relu(G)
         if self._equal_sizes:  # no padding columns: no masking copy
             return F
         return F * self.hidden_mask.to(F.dtype)
 
-    def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
-        """Set representation ``x`` of shape ``(B, m)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
-        V, lengths = check_set_batch(V, lengths, self.in_dim, self.weight.dtype)
+    #: forward accepts ``element_ids`` (sets as distinct elements + ids; see :meth:`forward`)
+    takes_element_ids = True
+
+    def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None,
+                element_ids: torch.Tensor | None = None) -> torch.Tensor:
+        """Set representation ``x`` of shape ``(B, m)``.
+
+        Sets come padded, ``V`` (B, N, d) with ``lengths`` (B,), or, with ``element_ids`` (B, N), as
+        their distinct elements ``V`` (U, d): element i of set b is ``V[element_ids[b, i]]`` for
+        ``i < lengths[b]``. The second form computes each distinct element's edge weights once per
+        batch (sets drawn from one vocabulary share most of them); values and gradients are the same.
+        """
+        if element_ids is None:
+            V, lengths = check_set_batch(V, lengths, self.in_dim, self.weight.dtype)
+            B, N, d = V.shape
+            E, index = V.reshape(B * N, d), torch.arange(B * N, device=V.device).view(B, N)
+        else:
+            index, lengths = check_indexed_batch(V, element_ids, lengths, self.in_dim, self.weight.dtype)
+            E = V
         if not torch.isfinite(self.weight.detach().sum()):
             raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
         with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
-            F = self.edge_weights(V)
-        self._check_edge_weights(V, F)
-        with torch.no_grad():
-            rows, cols = self.select_pairs(F.detach(), lengths)
-        x = matched_sum(V, self.weight, F, rows, cols, self.grad_mode)
+            G = self._products(E)
+        self._check_products(E, G)
+        x = self.set_values(E, G, index, lengths)
         if self.normalize == "input_size":
             x = x / lengths[:, None].to(x.dtype)
         return x
 
-    def _check_edge_weights(self, V: torch.Tensor, F: torch.Tensor) -> None:
-        """ValueError when ``V H`` overflowed (inf, or inf - inf = NaN). Only where it can: a dot product of
-        d terms is below ``d max|V| max|H|``, so the pass over F runs only when that bound reaches the
+    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """``x`` (B, m) with its gradient, from element rows ``E`` (R, d), their products ``G = E H``
+        (R, m, K; with the autograd graph in dense grad mode) and the sets' ``index`` (B, N): ReLU, pairs
+        from :meth:`select_pairs`, their sum."""
+        F = self._edge_rows(E, G)
+        with torch.no_grad():
+            rows, cols = self.select_pairs(F.detach(), index, lengths)
+        return matched_sum(E, self.weight, F, index, rows, cols, self.grad_mode)
+
+    def _check_products(self, E: torch.Tensor, G: torch.Tensor) -> None:
+        """ValueError when ``E H`` overflowed (inf, or inf - inf = NaN). Only where it can: a dot product of
+        d terms is below ``d max|E| max|H|``, so the pass over G runs only when that bound reaches the
         dtype's largest value."""
-        bound = self.in_dim * float(V.detach().abs().amax()) * float(self.weight.detach().abs().amax())
-        if bound >= torch.finfo(F.dtype).max and not torch.isfinite(F.detach()).all():
-            raise ValueError(f"edge weights ReLU(V H) overflow {F.dtype} (up to {bound:.3g}): rescale the input "
+        bound = self.in_dim * float(E.detach().abs().amax()) * float(self.weight.detach().abs().amax())
+        if bound >= torch.finfo(G.dtype).max and not torch.isfinite(G.detach()).all():
+            raise ValueError(f"edge weights ReLU(V H) overflow {G.dtype} (up to {bound:.3g}): rescale the input "
                              "or use float64")
 
-    def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Pairs whose weights make up ``x``: ``(rows, cols)`` long (B, m, S), -1 = none.
+    def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Pairs whose weights make up ``x``: ``(rows, cols)`` long (B, m, S), -1 = none; a row is a
+        position in the set (``< lengths[b]``).
 
-        ``F`` (B, N, m, K) is detached, nonnegative and zero on padding.
+        ``F`` (R, m, K) is detached, nonnegative and zero on padding columns; set b's element i has
+        the weights ``F[index[b, i]]``.
         """
         raise NotImplementedError
 

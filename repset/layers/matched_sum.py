@@ -1,14 +1,19 @@
 """Sum of edge weights over selected pairs, with the gradient computed from the pair indices.
 
-Both layers reduce to ``x[b, k] = sum_s ReLU(v_{b, r_s} . h_{k, c_s})`` over pairs ``(r_s, c_s)``
-chosen without gradient (a matching, or the relaxation's argmaxes). Two ways to differentiate:
+Both layers reduce to ``x[b, k] = sum_s ReLU(e_{index[b, r_s]} . h_{k, c_s})`` over pairs ``(r_s, c_s)``
+chosen without gradient (a matching, or the relaxation's argmaxes). The sets come as an element table
+``E`` (R, d) and an ``index`` (B, N): element ``i`` of set ``b`` is row ``index[b, i]`` (a padded batch
+is ``E = V.reshape(B N, d)`` with the identity index); edge weights are table rows ``F`` (R, m, K).
 
-- ``"sparse"`` (:class:`MatchedSum`): the forward gathers the pair weights and marks pairs on zero
-  weights inactive; the backward adds ``g * h`` to the rows of the V gradient and ``g * v`` to the
-  columns of the H gradient for the active pairs: O(pairs x d) work, F is not kept (Numba kernels
-  on CPU, gather + index_add elsewhere).
+The values ``x`` and the active pairs (those on a positive weight) are computed first, without
+gradient (:func:`pair_values`, or a layer's fused kernel); :func:`attach_gradient` then attaches the
+gradient, in one of two ways:
+
+- ``"sparse"`` (:class:`PairGradient`): the backward adds ``g * h`` to the set positions' gradients
+  and ``g * e`` to the columns of the H gradient for the active pairs: O(pairs x d) work, F is not
+  kept (Numba kernels on CPU, gather + index_add elsewhere).
 - ``"dense"``: autograd through an index of a grad-enabled F: the backward builds a dense
-  ``(B, N, m, K)`` gradient D and runs two matmuls as large as the forward one.
+  ``(R, m, K)`` gradient and runs two matmuls as large as the forward one.
 """
 from __future__ import annotations
 
@@ -24,79 +29,104 @@ def _index(rows: torch.Tensor):
     return b, k
 
 
-def _picked(F: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
-    """``F[b, rows, k, cols]`` (B, m, S), zero where ``rows`` or ``cols`` is -1."""
+def _picked(F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """``F[index[b, rows], k, cols]`` (B, m, S), zero where ``rows`` or ``cols`` is -1."""
     b, k = _index(rows)
     valid = (rows >= 0) & (cols >= 0)
-    return F[b, rows.clamp(min=0), k, cols.clamp(min=0)] * valid.to(F.dtype)
+    return F[index[b, rows.clamp(min=0)], k, cols.clamp(min=0)] * valid.to(F.dtype)
 
 
-class MatchedSum(torch.autograd.Function):
-    """``x = sum_s F[b, r_s, k, c_s]`` with ``F = ReLU(V W)``; gradients w.r.t. V (B, N, d) and W (d, m, K)."""
+def pair_values(F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor,
+                cols: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x (B, m), active_rows (B, m, S))``: sums of ``F`` (R, m, K, detached, >= 0) over the pairs
+    ``rows``/``cols`` (-1 = none), and ``rows`` where the pair's weight is > 0 (else -1)."""
+    if F.device.type == "cpu":   # one Numba pass: sums and active pairs, no (B, m, S) temporaries
+        from .pair_grad import gather_pairs
+
+        x, active_rows = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
+        return torch.from_numpy(x), torch.from_numpy(active_rows)
+    picked = _picked(F, index, rows, cols)
+    return picked.sum(-1), torch.where(picked > 0, rows, -1)
+
+
+class PairGradient(torch.autograd.Function):
+    """Returns ``x`` (B, m), computed beforehand, with its gradient w.r.t. the element rows ``E`` (R, d)
+    and the hidden sets ``W`` (d, m, K) from the active pairs (``active_rows`` -1 = inactive)."""
 
     @staticmethod
-    def forward(ctx, V, W, F, rows, cols):
-        if F.device.type == "cpu":   # one Numba pass: sums and active pairs, no (B, m, S) temporaries
-            from .pair_grad import gather_pairs
-
-            x, active_rows = gather_pairs(F.numpy(), rows.numpy(), cols.numpy())
-            x, active_rows = torch.from_numpy(x), torch.from_numpy(active_rows)
-        else:
-            picked = _picked(F, rows, cols)
-            x, active_rows = picked.sum(-1), torch.where(picked > 0, rows, -1)
-        ctx.save_for_backward(V, W, active_rows, cols.clamp(min=0))
-        return x
+    def forward(ctx, E, W, index, x, active_rows, cols):
+        ctx.save_for_backward(E, W, index, active_rows, cols.clamp(min=0))
+        return x.clone()
 
     @staticmethod
     def backward(ctx, grad):
-        V, W, rows, cols = ctx.saved_tensors
-        need_V, need_W = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        backward = _cpu_backward if V.device.type == "cpu" else _torch_backward
-        grad_V, grad_W = backward(V, W, rows, cols, grad.contiguous(), need_V, need_W)
-        return grad_V, grad_W, None, None, None
+        E, W, index, rows, cols = ctx.saved_tensors
+        need_E, need_W = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        backward = _cpu_backward if E.device.type == "cpu" else _torch_backward
+        grad_positions, grad_W = backward(E, W, index, rows, cols, grad.contiguous(), need_E, need_W)
+        grad_E = None
+        if need_E:   # each set position's gradient goes to the table row it came from
+            grad_E = torch.zeros_like(E).index_add_(0, index.reshape(-1), grad_positions.reshape(-1, E.shape[1]))
+        return grad_E, grad_W, None, None, None, None
 
 
-def _cpu_backward(V, W, rows, cols, grad, need_V, need_W):
+def _cpu_backward(E, W, index, rows, cols, grad, need_E, need_W):
     """Numba kernels, parallel and without (pairs, d) temporaries; ``rows`` -1 = inactive pair."""
     from .pair_grad import pair_gradients
 
     hidden = W.detach().permute(1, 2, 0).contiguous()                               # (m, K, d)
-    grad_V, grad_hidden = pair_gradients(V.detach().contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
-                                         cols.contiguous().numpy(), grad.numpy(), need_V, need_W)
-    return (torch.from_numpy(grad_V) if need_V else None,
+    grad_positions, grad_hidden = pair_gradients(
+        E.detach().contiguous().numpy(), index.contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
+        cols.contiguous().numpy(), grad.numpy(), need_E, need_W)
+    return (torch.from_numpy(grad_positions) if need_E else None,
             torch.from_numpy(grad_hidden).permute(2, 0, 1).contiguous() if need_W else None)  # W's layout
 
 
-def _torch_backward(V, W, rows, cols, grad, need_V, need_W):
+def _torch_backward(E, W, index, rows, cols, grad, need_E, need_W):
     """Gather + index_add (any device); ``rows`` -1 = inactive pair."""
-    B, N, d = V.shape
-    _, m, K = W.shape
+    B, N = index.shape
+    d, m, K = W.shape
     b, k = _index(rows)
     coeff = (grad[:, :, None] * (rows >= 0).to(grad.dtype))[..., None]              # (B, m, S, 1)
     rows = rows.clamp(min=0)
-    grad_V = grad_W = None
-    if need_V:
+    grad_positions = grad_W = None
+    if need_E:
         hidden = W.permute(1, 2, 0)[k, cols]                                        # (B, m, S, d)
-        grad_V = torch.zeros(B * N, d, dtype=V.dtype, device=V.device)
-        grad_V.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
-        grad_V = grad_V.view(B, N, d)
+        grad_positions = torch.zeros(B * N, d, dtype=E.dtype, device=E.device)
+        grad_positions.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
+        grad_positions = grad_positions.view(B, N, d)
     if need_W:
-        inputs = V[b, rows]                                                         # (B, m, S, d)
+        inputs = E[index[b, rows]]                                                  # (B, m, S, d)
         grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device)
         grad_W.index_add_(0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d))
         grad_W = grad_W.view(m, K, d).permute(2, 0, 1)
-    return grad_V, grad_W
+    return grad_positions, grad_W
 
 
-def matched_sum(V: torch.Tensor, W: torch.Tensor, F: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
-                grad_mode: str = "sparse") -> torch.Tensor:
-    """``(B, m)`` sums of ``F = ReLU(V W)`` over pairs ``rows``/``cols`` (B, m, S), -1 = no pair.
+def attach_gradient(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: torch.Tensor, x: torch.Tensor,
+                    active_rows: torch.Tensor, cols: torch.Tensor, grad_mode: str = "sparse") -> torch.Tensor:
+    """``x`` (B, m) with the gradient of ``sum over active pairs of F[index[b, r], k, c]`` attached.
 
-    ``grad_mode="sparse"``: ``F`` may be detached, gradients come from the indices.
-    ``grad_mode="dense"``: ``F`` must carry the autograd graph of ``V`` and ``W``.
+    ``grad_mode="sparse"``: from the indices (``F`` unused). ``"dense"``: ``F`` (R, m, K) must carry the
+    autograd graph of ``E`` and ``W``; equal to ``ReLU(E W)`` at the active pairs (the raw product
+    ``E W`` serves: it is positive there).
     """
     if grad_mode == "sparse":
-        return MatchedSum.apply(V, W, F.detach(), rows, cols)
+        return PairGradient.apply(E, W, index, x, active_rows, cols)
     if grad_mode == "dense":
-        return _picked(F, rows, cols).sum(-1)
+        return _picked(F, index, active_rows, cols).sum(-1)
     raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
+
+
+def matched_sum(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor,
+                cols: torch.Tensor, grad_mode: str = "sparse") -> torch.Tensor:
+    """``(B, m)`` sums of ``F = ReLU(E W)`` (R, m, K) over pairs ``rows``/``cols`` (B, m, S), -1 = no pair,
+    of the sets whose element ``i`` is row ``index[b, i]``.
+
+    ``grad_mode="sparse"``: ``F`` may be detached, gradients come from the indices.
+    ``grad_mode="dense"``: ``F`` must carry the autograd graph of ``E`` and ``W``.
+    """
+    if grad_mode not in GRAD_MODES:
+        raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
+    x, active_rows = pair_values(F.detach(), index, rows, cols)
+    return attach_gradient(E, W, F, index, x, active_rows, cols, grad_mode)

@@ -29,12 +29,12 @@ class RepSet(HiddenSetLayer):
         with passive_numba_pool():   # a Numba solver starts the pool passive, whatever the import order
             self.solver = get_solver(solver)
 
-    def select_pairs(self, F: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        problems = F.cpu().numpy().transpose(0, 2, 1, 3)   # (B, m, N, K) view of F, no copy on CPU
+    def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         if not torch.isfinite(F.sum()):   # F = ReLU(V H) >= 0: only an overflow can make it non-finite
             raise ValueError("edge weights ReLU(V H) overflow to inf: rescale the input sets")
-        result = self.solver.solve(problems, lengths.cpu().numpy()[:, None], self.hidden_sizes.cpu().numpy()[None, :],
-                                   check_values=False)
+        # problem (b, k) = F[index[b, :n_b], k, :|Y_k|]: the solver reads the rows through the index
+        result = self.solver.solve_indexed(F.cpu().numpy(), index.cpu().numpy(), lengths.cpu().numpy()[:, None],
+                                           self.hidden_sizes.cpu().numpy()[None, :], check_values=False)
         rows, cols = result.pairs()
         return (torch.from_numpy(rows).to(F.device, torch.long), torch.from_numpy(cols).to(F.device, torch.long))
 

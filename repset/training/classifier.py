@@ -37,9 +37,20 @@ class SetClassifier(nn.Module):
         blocks.append(nn.Linear(width, n_classes))
         self.head = nn.Sequential(*blocks)
 
-    def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
-        """Logits ``(B, C)`` for sets ``V`` (B, N, d) with ``lengths`` (B,)."""
-        return self.head(self.layer(V, lengths))
+    @property
+    def takes_element_ids(self) -> bool:
+        """True when the set layer accepts sets as distinct elements + ``element_ids`` (RepSet, ApproxRepSet)."""
+        return bool(getattr(self.layer, "takes_element_ids", False))
+
+    def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None,
+                element_ids: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits ``(B, C)`` for sets ``V`` (B, N, d) with ``lengths`` (B,), or for distinct elements ``V``
+        (U, d) with ``element_ids`` (B, N) where the layer takes them (:attr:`takes_element_ids`)."""
+        if element_ids is None:
+            return self.head(self.layer(V, lengths))
+        if not self.takes_element_ids:
+            raise ValueError(f"{type(self.layer).__name__} does not take element_ids; pass padded sets")
+        return self.head(self.layer(V, lengths, element_ids=element_ids))
 
 
 def build_layer(name: str, in_dim: int, **options) -> nn.Module:

@@ -28,6 +28,8 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     bucket: bool = True   # batches of similar set sizes (see batch_indices): 3-8x less padding on the text datasets
+    # layers that take element ids get each batch's distinct elements once (data with element_ids: word sets)
+    distinct_elements: bool = True
 
     def __post_init__(self) -> None:
         for key in ("epochs", "batch_size"):
@@ -66,14 +68,27 @@ def batch_indices(n: int, batch_size: int, generator: torch.Generator | None,
     return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
 
 
+def model_inputs(model: nn.Module, data: SetDataset, index: torch.Tensor, device: str = "cpu",
+                 distinct_elements: bool = True) -> tuple[tuple[torch.Tensor, ...], dict]:
+    """``(args, kwargs)`` for ``model`` on the sets ``index``: each distinct element once plus element ids
+    (:meth:`SetDataset.indexed_batch`) where the data has ids, the model takes them and
+    ``distinct_elements`` is on; else the padded batch."""
+    if distinct_elements and data.element_ids is not None and getattr(model, "takes_element_ids", False):
+        E, ids, lengths = data.indexed_batch(index)
+        return (E.to(device), lengths.to(device)), {"element_ids": ids.to(device)}
+    V, lengths = data.batch(index)
+    return (V.to(device), lengths.to(device)), {}
+
+
 @torch.no_grad()
-def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: str = "cpu") -> dict[str, float]:
+def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: str = "cpu",
+             distinct_elements: bool = True) -> dict[str, float]:
     """Mean cross-entropy, accuracy and error of ``model`` on ``data``."""
     model.eval()
     loss_sum, correct = 0.0, 0
     for index in batch_indices(len(data), batch_size, None, data.lengths()):   # by size: metrics do not depend on order
-        V, lengths = data.batch(index)
-        logits = model(V.to(device), lengths.to(device))
+        args, kwargs = model_inputs(model, data, index, device, distinct_elements)
+        logits = model(*args, **kwargs)
         y = data.labels[index].to(device)
         loss_sum += float(nn.functional.cross_entropy(logits, y, reduction="sum"))
         correct += int((logits.argmax(1) == y).sum())
@@ -104,9 +119,8 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
         model.train()
         start, total = time.perf_counter(), 0.0
         for index in batch_indices(len(train), config.batch_size, generator, train.lengths() if config.bucket else None):
-            V, lengths = train.batch(index)
-            loss = nn.functional.cross_entropy(model(V.to(config.device), lengths.to(config.device)),
-                                               train.labels[index].to(config.device))
+            args, kwargs = model_inputs(model, train, index, config.device, config.distinct_elements)
+            loss = nn.functional.cross_entropy(model(*args, **kwargs), train.labels[index].to(config.device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -116,7 +130,7 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
         if val is None:
             _report(progress, history, epoch, config.epochs)
             continue
-        metrics = evaluate(model, val, device=config.device)
+        metrics = evaluate(model, val, device=config.device, distinct_elements=config.distinct_elements)
         history["val"].append(metrics)
         stop = False
         if metrics["loss"] < best_loss:

@@ -33,6 +33,9 @@ def test_factored_round_trip(tmp_path):
     ds, splits, meta = load_store(path)
     assert isinstance(ds, SetDataset) and len(ds) == 3 and ds.dim == 3
     assert torch.equal(ds.values, torch.from_numpy(coll.vectors[coll.element_ids]))
+    assert ds.element_ids.tolist() == [0, 3, 1, 2, 2, 0]          # word identities travel to training
+    E, ids, _ = ds.indexed_batch(torch.tensor([2]))
+    assert len(E) == 2 and ids.tolist() == [[1, 1, 0]]              # 'c' twice, 'a' once
     assert ds.offsets.tolist() == [0, 2, 3, 6] and ds.labels.tolist() == [1, 0, 1]
     assert len(splits) == 2 and splits[0]["test"].tolist() == [2] and int(splits[1]["fold"]) == 1
     assert splits[0]["val"].dtype == np.int64 and len(splits[0]["val"]) == 0

@@ -104,3 +104,56 @@ def test_hidden_elements_skip_padding_and_movement_measures_the_change(cls):
     assert moved["trained_norm"] == pytest.approx(2 * moved["initial_norm"], rel=1e-6)
     with pytest.raises(ValueError, match="weight must have shape"):
         layer.movement(start[:, :1])
+
+
+VARIANTS = [(RepSet, {"solver": "numba"}), (RepSet, {"solver": "scipy"}), (RepSet, {"solver": "auction", "normalize": "input_size"}),
+            (ApproxRepSet, {"form": "paper"}), (ApproxRepSet, {"form": "official"})]
+
+
+def shared_vocabulary_batch(seed=0, vocabulary=11, d=4, sizes=(6, 1, 9, 3, 7, 9)):
+    """Padded sets and the same sets as distinct elements + ids (words repeat across sets)."""
+    g = torch.Generator().manual_seed(seed)
+    vectors = torch.randn(vocabulary, d, generator=g, dtype=torch.float64)
+    ids = torch.zeros(len(sizes), max(sizes), dtype=torch.long)
+    for b, n in enumerate(sizes):
+        ids[b, :n] = torch.randperm(vocabulary, generator=g)[:n]
+    lengths = torch.tensor(sizes)
+    mask = torch.arange(max(sizes))[None] < lengths[:, None]
+    used, local = torch.unique(ids[mask], return_inverse=True)
+    element_ids = torch.zeros_like(ids)
+    element_ids[mask] = local
+    V = vectors[ids] * mask[..., None]
+    return V, lengths, vectors[used], element_ids, mask
+
+
+@pytest.mark.parametrize("cls, options", VARIANTS)
+@pytest.mark.parametrize("grad_mode", ["sparse", "dense"])
+def test_element_ids_give_the_padded_values_and_gradients(cls, options, grad_mode):
+    """Sets given as distinct elements + ids: the same x, hidden-set gradient and (summed over the
+    positions of each element) input gradient as the padded batch, hidden sets of unequal sizes."""
+    V, lengths, E, element_ids, mask = shared_vocabulary_batch()
+    torch.manual_seed(1)
+    layer = cls(4, 3, [2, 8, 5], grad_mode=grad_mode, **options).double()
+    results = []
+    for inputs, kwargs in (((V,), {}), ((E,), {"element_ids": element_ids})):
+        inputs = inputs[0].clone().requires_grad_(True)
+        layer.weight.grad = None
+        x = layer(inputs, lengths, **kwargs)
+        (x * torch.arange(1, 4, dtype=x.dtype)).square().sum().backward()
+        results.append((x.detach(), layer.weight.grad.clone(), inputs.grad))
+    (x_pad, gW_pad, gV), (x_ids, gW_ids, gE) = results
+    assert len(E) < int(lengths.sum())                                  # elements are shared
+    assert torch.allclose(x_ids, x_pad, rtol=1e-12, atol=1e-12)
+    assert torch.allclose(gW_ids, gW_pad, rtol=1e-10, atol=1e-12) and gW_pad.abs().sum() > 0
+    per_element = torch.zeros_like(E).index_add_(0, element_ids[mask], gV[mask])
+    assert torch.allclose(gE, per_element, rtol=1e-10, atol=1e-12) and gE.abs().sum() > 0
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_element_ids_are_checked(cls):
+    V, lengths, E, element_ids, _ = shared_vocabulary_batch()
+    layer = cls(4, 2, 3).double()
+    with pytest.raises(ValueError, match=r"element_ids must lie in \[0, 3\)"):
+        layer(E[:3], lengths, element_ids=element_ids)
+    with pytest.raises(ValueError, match="distinct elements of shape"):
+        layer(V, lengths, element_ids=element_ids)

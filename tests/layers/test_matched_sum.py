@@ -42,24 +42,32 @@ def test_sparse_equals_dense(cls, kw):
 
 
 def test_padding_pairs_and_unknown_mode():
-    F = torch.ones(1, 2, 1, 2)
+    F = torch.ones(2, 1, 2)                                    # two element rows, one hidden set of 2
+    index = torch.tensor([[0, 1]])
     rows = torch.tensor([[[0, -1, 1]]])
     cols = torch.tensor([[[1, 0, -1]]])
-    assert matched_sum(torch.zeros(1, 2, 3), torch.zeros(3, 1, 2), F, rows, cols).item() == 1.0
+    assert matched_sum(torch.zeros(2, 3), torch.zeros(3, 1, 2), F, index, rows, cols).item() == 1.0
     with pytest.raises(ValueError, match="unknown grad_mode='fast'; valid: sparse, dense"):
-        matched_sum(torch.zeros(1, 2, 3), torch.zeros(3, 1, 2), F, rows, cols, grad_mode="fast")
+        matched_sum(torch.zeros(2, 3), torch.zeros(3, 1, 2), F, index, rows, cols, grad_mode="fast")
+
+
+def shared_rows(g, B=4, N=6, R=9):
+    """An index (B, N) into R table rows, with repeated rows across and within sets."""
+    return torch.randint(0, R, (B, N), generator=g)
 
 
 def test_cpu_kernel_equals_torch_index_add():
     from repset.layers.matched_sum import _cpu_backward, _torch_backward
 
     g = torch.Generator().manual_seed(7)
-    V, W = torch.randn(4, 6, 5, generator=g), torch.randn(5, 3, 4, generator=g)
+    E, W = torch.randn(9, 5, generator=g), torch.randn(5, 3, 4, generator=g)
+    index = shared_rows(g)
     rows = torch.randint(0, 6, (4, 3, 4), generator=g)
     rows[torch.rand(4, 3, 4, generator=g) < 0.3] = -1          # inactive pairs
     cols = torch.randint(0, 4, (4, 3, 4), generator=g)
     grad = torch.randn(4, 3, generator=g)
-    cpu, ref = _cpu_backward(V, W, rows, cols, grad, True, True), _torch_backward(V, W, rows, cols, grad, True, True)
+    cpu = _cpu_backward(E, W, index, rows, cols, grad, True, True)
+    ref = _torch_backward(E, W, index, rows, cols, grad, True, True)
     for a, b in zip(cpu, ref):
         assert torch.allclose(a, b, atol=1e-5)
     assert cpu[0][0].abs().sum() > 0 and cpu[1].abs().sum() > 0   # the check is not vacuous
@@ -70,11 +78,16 @@ def test_cpu_gather_equals_torch_gather():
     from repset.layers.pair_grad import gather_pairs
 
     g = torch.Generator().manual_seed(3)
-    F = torch.relu(torch.randn(3, 5, 2, 4, generator=g))       # about half the weights are zero
+    F = torch.relu(torch.randn(7, 2, 4, generator=g))          # about half the weights are zero
+    index = shared_rows(g, 3, 5, 7)
     rows = torch.randint(-1, 5, (3, 2, 6), generator=g)
     cols = torch.randint(-1, 4, (3, 2, 6), generator=g)
-    x, active = gather_pairs(F.numpy(), rows.numpy(), cols.numpy())
-    picked = _picked(F, rows, cols)
+    x, active = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
+    picked = _picked(F, index, rows, cols)
     assert torch.allclose(torch.from_numpy(x), picked.sum(-1), atol=1e-6)
     assert torch.equal(torch.from_numpy(active), torch.where(picked > 0, rows, -1))
     assert (active == -1).sum() > (rows == -1).sum()            # zero-weight pairs were dropped
+    # the same pairs on the padded form F[index] (identity index) give the same sums
+    dense = F[index].reshape(15, 2, 4)
+    x_dense, _ = gather_pairs(dense.numpy(), torch.arange(15).view(3, 5).numpy(), rows.numpy(), cols.numpy())
+    assert (x_dense == x).all()

@@ -76,3 +76,46 @@ def test_progress_reports_every_epoch_with_an_eta():
     assert [e["epoch"] for e in seen] == list(range(1, history["epochs_run"] + 1)) and seen[0]["epochs"] == 6
     assert all(e["val"] is not None and e["seconds"] > 0 for e in seen)
     assert seen[-1]["eta_seconds"] == pytest.approx((6 - len(seen)) * sum(history["epoch_seconds"]) / len(seen))
+
+
+def word_blobs(n=40, vocabulary=25, seed=0):
+    """Two classes of word sets over one vocabulary (class c draws words from its half), with ids."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(vocabulary, 4)).astype(np.float32)
+    labels = np.arange(n) % 2
+    ids = [rng.choice(np.arange(vocabulary)[c::2], size=rng.integers(2, 9), replace=False) for c in labels]
+    offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids])])
+    return SetDataset(torch.from_numpy(vectors[np.concatenate(ids)]), torch.from_numpy(offsets),
+                      torch.from_numpy(labels), torch.from_numpy(np.concatenate(ids)))
+
+
+@pytest.mark.parametrize("layer", ["repset", "approx_repset"])
+def test_distinct_elements_train_like_padded_batches(layer, monkeypatch):
+    """Data with element ids reaches RepSet layers as distinct elements + ids (and only when
+    distinct_elements is on); training follows the padded run up to float rounding."""
+    data = word_blobs()
+    calls = []
+    monkeypatch.setattr(SetDataset, "indexed_batch", lambda self, index, _f=SetDataset.indexed_batch:
+                        calls.append(len(index)) or _f(self, index))
+    histories, metrics = [], []
+    for distinct in (True, False):
+        calls.clear()
+        seed_everything(0)
+        model = SetClassifier(build_layer(layer, 4, n_hidden_sets=6, hidden_set_size=3), 2)
+        config = TrainConfig(epochs=4, batch_size=8, lr=0.01, patience=None, distinct_elements=distinct)
+        histories.append(fit(model, data, config)["train_loss"])
+        metrics.append(evaluate(model, data, distinct_elements=distinct))
+        assert (sum(calls) == 4 * len(data) + len(data)) if distinct else not calls   # 4 epochs + evaluation
+    assert np.allclose(histories[0], histories[1], rtol=1e-4)
+    assert metrics[0]["accuracy"] == metrics[1]["accuracy"]
+    assert metrics[0]["loss"] == pytest.approx(metrics[1]["loss"], rel=1e-4)
+
+
+def test_models_without_element_ids_get_padded_batches():
+    data = word_blobs()
+    model = SetClassifier(build_layer("deepsets", 4), 2)
+    assert not model.takes_element_ids
+    history = fit(model, data, TrainConfig(epochs=1, batch_size=8, patience=None))
+    assert len(history["train_loss"]) == 1
+    with pytest.raises(ValueError, match="does not take element_ids"):
+        model(torch.zeros(3, 4), torch.tensor([1]), element_ids=torch.zeros(1, 1, dtype=torch.long))
