@@ -19,12 +19,16 @@ log = logging.getLogger(__name__)
 
 
 def text_shape(dataset: str, store: str) -> DatasetShape:
-    """Training-set sizes of split 0 of a built text store (element dim of its word vectors)."""
+    """Training-set sizes of split 0 of a built text store (element dim of its word vectors) and, for a
+    factored store, the word ids of those sets (which words the batches share)."""
     coll, _ = load_collection(store)
     split = coll.splits[0]
     sizes = np.diff(coll.offsets)   # set sizes straight from the offsets: no element values materialised
+    ids = None
+    if coll.element_ids is not None:
+        ids = [coll.element_ids[coll.offsets[i]:coll.offsets[i + 1]] for i in split["train"]]
     return DatasetShape(get_spec(dataset).name, sizes[split["train"]], coll.dim, len(coll.class_names),
-                        len(split["val"]))
+                        len(split["val"]), ids)
 
 
 def graph_shape(dataset: str, raw_dir: str, dim: int, val_fraction: float, seed: int) -> DatasetShape:

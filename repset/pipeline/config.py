@@ -131,6 +131,15 @@ def _check_struc2vec(config: dict) -> None:
 
 def _check_variants(config: dict) -> None:
     from repset.bench.epoch import check_variants
+    from repset.datasets.registry import get_spec
+
+    for name in config.get("bench", {}).get("epoch_stores", []):
+        try:
+            spec = get_spec(name)
+        except ValueError as err:
+            raise ValueError(f"config key 'bench.epoch_stores': {err}") from None
+        if spec.kind != "text":
+            raise ValueError(f"config key 'bench.epoch_stores': {name} is a {spec.kind} dataset; word sets only")
 
     for key, variants in (("bench.epoch_variants", config.get("bench", {}).get("epoch_variants", [])),
                           ("runtime.variants", config.get("runtime", {}).get("variants", []))):

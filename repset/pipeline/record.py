@@ -102,6 +102,24 @@ def _archives(record_dir: str | os.PathLike, datasets: list[str] | None) -> list
             if datasets is None or a.name.removesuffix(".tar.gz") in datasets]
 
 
+def _differs(old, new) -> bool:
+    """True when ``new`` differs from the recorded ``old``; keys that newer code adds to a dict do not count."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return any(key not in new or _differs(value, new[key]) for key, value in old.items())
+    return old != new
+
+
+def _added(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """Dotted names of the keys ``new`` has and ``old`` lacks (at any depth)."""
+    names = []
+    for key, value in new.items():
+        if key not in old:
+            names.append(prefix + key)
+        elif isinstance(value, dict) and isinstance(old[key], dict):
+            names += _added(old[key], value, f"{prefix}{key}.")
+    return sorted(names)
+
+
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
                    device: str = "cpu") -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
@@ -141,9 +159,9 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
                 choice = Path(tmp) / "grid_choice.json"
                 choice.write_text(json.dumps(record["grid_choice"]))
             rerun = train_split(store, run, record["provenance"]["config"], Path(tmp) / "record.json", choice=choice)
-        differ = sorted(k for k in record if k not in NOT_COMPARED and rerun.get(k) != record[k])
+        differ = sorted(k for k in record if k not in NOT_COMPARED and _differs(record[k], rerun.get(k)))
         rows.append({"record": name, "identical": not differ, "differing fields": ", ".join(differ) or "-",
-                     "fields added by this code": ", ".join(sorted(set(rerun) - set(record))) or "-",
+                     "fields added by this code": ", ".join(_added(record, rerun)) or "-",
                      "seconds": round(rerun["train_seconds"], 1)})
     return pd.DataFrame(rows)
 

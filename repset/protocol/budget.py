@@ -34,20 +34,29 @@ CORES = (2, 8, 64, None)
 
 @dataclass(frozen=True)
 class DatasetShape:
-    """What a training run sees: the sizes of the training sets, element dim, classes, val sets."""
+    """What a training run sees: the sizes of the training sets, element dim, classes, val sets and,
+    for word sets, each training set's word ids (``train_ids[i]`` has ``train_sizes[i]`` entries)."""
 
     name: str
     train_sizes: np.ndarray
     dim: int
     n_classes: int
     n_val: int
+    train_ids: list[np.ndarray] | None = None
 
 
-def _synthetic(sizes: np.ndarray, dim: int, n_classes: int, seed: int) -> SetDataset:
+def _synthetic(sizes: np.ndarray, dim: int, n_classes: int, seed: int,
+               ids: list[np.ndarray] | None = None) -> SetDataset:
+    """Random sets of ``sizes``; with ``ids`` (one array per set), words of a random vocabulary, so that
+    the sets share elements as the dataset's do."""
     rng = np.random.default_rng(seed)
-    values = torch.from_numpy(rng.standard_normal((int(sizes.sum()), dim), dtype=np.float32))
     offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(sizes)]))
-    return SetDataset(values, offsets, torch.from_numpy(rng.integers(0, n_classes, len(sizes))))
+    labels = torch.from_numpy(rng.integers(0, n_classes, len(sizes)))
+    if ids is None:
+        return SetDataset(torch.from_numpy(rng.standard_normal((int(sizes.sum()), dim), dtype=np.float32)), offsets, labels)
+    flat = np.concatenate(ids).astype(np.int64)
+    vocabulary = rng.standard_normal((int(flat.max()) + 1, dim), dtype=np.float32)
+    return SetDataset(torch.from_numpy(vocabulary[flat]), offsets, labels, torch.from_numpy(flat))
 
 
 def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig, sample: int = 256,
@@ -65,15 +74,19 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
     batches = batch_indices(len(lengths), train.batch_size, torch.Generator().manual_seed(seed),
                             lengths if train.bucket else None)
     pick = rng.choice(len(batches), min(len(batches), max(1, sample // train.batch_size)), replace=False)
-    sizes = np.concatenate([shape.train_sizes[batches[i].numpy()] for i in pick])
-    data = _synthetic(sizes, shape.dim, shape.n_classes, seed)
+    chosen = np.concatenate([batches[i].numpy() for i in pick])
+    ids = None if shape.train_ids is None else [shape.train_ids[i] for i in chosen]
+    data = _synthetic(shape.train_sizes[chosen], shape.dim, shape.n_classes, seed, ids)
     seed_everything(seed)
     model = SetClassifier(build_layer(layer, shape.dim, **options), shape.n_classes)
-    cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed, bucket=train.bucket)
+    cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed, bucket=train.bucket,
+                      distinct_elements=train.distinct_elements)
     epoch = fit(model, data, cfg)["epoch_seconds"][1] * len(batches) / len(pick)
-    val = _synthetic(rng.choice(shape.train_sizes, max(shape.n_val, 1)), shape.dim, shape.n_classes, seed + 1)
+    some = rng.choice(len(shape.train_sizes), max(shape.n_val, 1))
+    val = _synthetic(shape.train_sizes[some], shape.dim, shape.n_classes, seed + 1,
+                     None if shape.train_ids is None else [shape.train_ids[i] for i in some])
     start = time.perf_counter()
-    evaluate(model, val)
+    evaluate(model, val, distinct_elements=train.distinct_elements)
     return {"epoch_seconds": epoch, "val_seconds": time.perf_counter() - start,
             "mem_mb": _memory_mb(shape, batches, options)}
 

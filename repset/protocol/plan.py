@@ -70,8 +70,11 @@ def layer_options(config: dict, model: str) -> dict[str, dict]:
 
 
 def train_settings(config: dict, model: str) -> dict:
-    """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides."""
-    return {**config["train"], **config["models"][model].get("train", {})}
+    """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides.
+    A config without ``distinct_elements`` trains on padded batches, as every record made before the
+    key existed did (so that such records rerun identically: the distinct-element path rounds the
+    products ``V H`` differently)."""
+    return {"distinct_elements": False, **config["train"], **config["models"][model].get("train", {})}
 
 
 def check_protocol(config: dict) -> None:

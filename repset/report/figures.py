@@ -29,6 +29,7 @@ def pyplot():
 METHOD_NAMES = {"repset/scipy": "RepSet (scipy)", "repset/numba": "RepSet (numba)",
                 "repset/numba/dense-grad": "RepSet (numba, dense grad)", "repset/auction": "RepSet (auction)",
                 "approx_repset": "ApproxRepSet", "approx_repset/dense-grad": "ApproxRepSet (dense grad)",
+                "repset/numba/padded": "RepSet (numba, padded)", "approx_repset/padded": "ApproxRepSet (padded)",
                 "deepsets": "DeepSets"}
 
 
@@ -37,11 +38,15 @@ def method_name(variant: str) -> str:
 
 
 def plot_benchmarks(solvers: pd.DataFrame, epoch: pd.DataFrame, pdf_path, png_path) -> Figure:
-    """Left: solver seconds per problem shape (log scale, speedup over scipy annotated). Right: epoch
-    seconds per variant on the epoch shape, with the forward-matmul floor as a line."""
+    """Left: solver seconds per problem shape (log scale, speedup over scipy annotated). Then one panel
+    per epoch data source (the synthetic shape, each benchmarked store): epoch seconds per variant, with
+    the dense forward-matmul floor (and, for word sets, the distinct-element floor) as lines."""
     plt = pyplot()
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.0), gridspec_kw={"width_ratios": [1.1, 1]})
+    sources = list(dict.fromkeys(epoch["data"])) if "data" in epoch.columns else [None]
+    fig, axes = plt.subplots(1, 1 + len(sources), figsize=(5.5 + 5 * len(sources), 4.0),
+                             gridspec_kw={"width_ratios": [1.1] + [1] * len(sources)})
+    left = axes[0]
     shapes, names = list(dict.fromkeys(solvers["shape"])), list(dict.fromkeys(solvers["solver"]))
     width = 0.8 / len(names)
     for j, name in enumerate(names):
@@ -59,21 +64,35 @@ def plot_benchmarks(solvers: pd.DataFrame, epoch: pd.DataFrame, pdf_path, png_pa
     left.set_ylabel("seconds for all problems (log)")
     left.set_title("Exact matching solvers (speedup over scipy above the bars)", fontsize=9)
     left.legend(fontsize=8, title="solver", title_fontsize=8)
-    ys = range(len(epoch))
-    right.barh(list(ys), epoch["epoch_seconds"], color="tab:blue")
-    right.set_yticks(list(ys), [method_name(v) for v in epoch["variant"]], fontsize=8)
-    right.axvline(float(epoch["matmul_seconds"].median()), color="black", ls="--", lw=0.9, label="forward matmul V H")
-    right.set_xscale("log")
-    row = epoch.iloc[0]
-    shape = (f"{int(row['shape_n_sets'])} sets of {int(row['shape_set_size'])} x {int(row['shape_d'])}-d, "
-             f"m {int(row['shape_m'])}, |Y| {int(row['shape_k'])}, batch {int(row['shape_batch_size'])}"
-             if "shape_n_sets" in epoch.columns else "the epoch shape")
-    right.set_xlabel("seconds per training epoch (log)")
-    right.set_title(f"Training epoch: {shape}", fontsize=9)
-    right.legend(fontsize=8, loc="lower right")
+    for right, source in zip(axes[1:], sources):
+        _epoch_panel(right, epoch if source is None else epoch[epoch["data"] == source], source)
     fig.tight_layout()
     save_figure(fig, pdf_path, png_path)
     return fig
+
+
+def _epoch_panel(ax, epoch: pd.DataFrame, source: str | None) -> None:
+    """Epoch seconds per variant (bars) with the matmul floors (lines) of one data source."""
+    ys = range(len(epoch))
+    ax.barh(list(ys), epoch["epoch_seconds"], color="tab:blue")
+    ax.set_yticks(list(ys), [method_name(v) for v in epoch["variant"]], fontsize=8)
+    ax.axvline(float(epoch["matmul_seconds"].median()), color="black", ls="--", lw=0.9, label="forward matmul V H")
+    if "distinct_matmul_seconds" in epoch.columns and epoch["distinct_matmul_seconds"].notna().any():
+        ax.axvline(float(epoch["distinct_matmul_seconds"].median()), color="tab:red", ls=":", lw=1.2,
+                   label="distinct-element matmul E H")
+    ax.set_xscale("log")
+    row = epoch.iloc[0]
+    if source not in (None, "synthetic") and "sets" in epoch.columns:
+        shape = (f"{source}: {int(row['sets'])} sets of {row['mean_set_size']:.0f} x {int(row['dim'])}-d (mean), "
+                 f"m {int(row['shape_m'])}, |Y| {int(row['shape_k'])}")
+    elif "shape_n_sets" in epoch.columns:
+        shape = (f"{int(row['shape_n_sets'])} sets of {int(row['shape_set_size'])} x {int(row['shape_d'])}-d, "
+                 f"m {int(row['shape_m'])}, |Y| {int(row['shape_k'])}, batch {int(row['shape_batch_size'])}")
+    else:
+        shape = "the epoch shape"
+    ax.set_xlabel("seconds per training epoch (log)")
+    ax.set_title(f"Training epoch: {shape}", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
 
 
 def plot_runtime(table: pd.DataFrame, pdf_path, png_path) -> Figure:

@@ -43,6 +43,8 @@ def test_the_shipped_configs_pass():
     (lambda c: c["bench"].update(solvers=["scipy", "hungarian"]), r"config key 'bench.solvers': unknown solver 'hungarian'"),
     (lambda c: c["bench"].update(epoch_variants=["repset/lap"]), r"config key 'bench.epoch_variants': unknown variants"),
     (lambda c: c["runtime"].update(variants=["deepset"]), r"config key 'runtime.variants': unknown variants"),
+    (lambda c: c["bench"].update(epoch_stores=["MUTAG"]), r"config key 'bench.epoch_stores': MUTAG is a graph dataset"),
+    (lambda c: c["bench"].update(epoch_stores=["bbc"]), r"config key 'bench.epoch_stores': unknown dataset 'bbc'"),
     (lambda c: c.update(sensitivity=["recipe"]), r"config key 'sensitivity': 'recipe' is not among the config's datasets"),
     (lambda c: c["wmd"].update(datasets=["MUTAG"]), r"config key 'wmd.datasets': 'MUTAG' is not among the config's text"),
     (lambda c: c["wmd"].update(datasets=["imdb"]), r"config key 'wmd.datasets': unknown dataset 'imdb'"),

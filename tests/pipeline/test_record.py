@@ -91,6 +91,16 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
     table = verify_records("reproduction", runs=3, seed=0)
     assert len(table) == 3 and table["identical"].all() and (table["differing fields"] == "-").all()
     assert any("chosen" in r for r in table["record"])                 # a chosen split reruns from its grid choice
+    # a record of older code (no distinct_elements in its train config) reruns identically, on padded
+    # batches as it was trained, and the key the newer code adds is named
+    for path in (tmp_path / "results/runs").rglob("*.json"):
+        record = json.loads(path.read_text())
+        if "train_config" in record:
+            assert record["train_config"].pop("distinct_elements") is False
+            path.write_text(json.dumps(record))
+    export_records("results/runs", "reproduction")
+    table = verify_records("reproduction", runs=3, seed=0)
+    assert table["identical"].all() and (table["fields added by this code"] == "train_config.distinct_elements").all()
     # a record that does not match its rerun is named, with the field
     path = tmp_path / "results/runs/bbcsport/repset/k2-m2/split0_seed0.json"
     tampered = json.loads(path.read_text())

@@ -37,6 +37,26 @@ def test_calibrate_scales_to_the_training_set():
     assert whole["epoch_seconds"] > 0   # sample larger than the training set: the whole set, no scaling
 
 
+def test_calibrate_trains_word_sets_on_their_distinct_elements(monkeypatch):
+    """With the training sets' word ids, the synthetic sets share words as the dataset's do and reach
+    the layer as distinct elements when distinct_elements is on."""
+    from repset.sets import SetDataset
+
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(2, 9, 40)
+    shape = DatasetShape("bbcsport", sizes, 4, 3, 5, [rng.choice(12, n, replace=False) for n in sizes])
+    seen = []
+    monkeypatch.setattr(SetDataset, "indexed_batch", lambda self, index, _f=SetDataset.indexed_batch:
+                        seen.append(_f(self, index)) or seen[-1])
+    for distinct in (False, True):
+        seen.clear()
+        out = calibrate(shape, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2},
+                        TrainConfig(batch_size=8, distinct_elements=distinct), sample=16)
+        assert out["epoch_seconds"] > 0
+        assert bool(seen) == distinct
+    assert all(len(E) <= 12 for E, _, _ in seen)          # at most the 12 words of the vocabulary per batch
+
+
 def test_budget_table_and_summary():
     table = budget_table([SHAPE], config(grid_splits=1), sample=16)
     assert table[["model", "point"]].values.tolist() == [["repset", "k2-m2"], ["repset", "k2-m3"],

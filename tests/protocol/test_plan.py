@@ -51,8 +51,12 @@ def test_train_settings_apply_the_model_overrides():
 
     config = {"train": {"epochs": 100, "batch_size": 64, "lr": 0.001, "patience": 20},
               "models": {"repset": {"train": {"lr": 0.01, "epochs": 30}}, "deepsets": {}}}
-    assert train_settings(config, "repset") == {"epochs": 30, "batch_size": 64, "lr": 0.01, "patience": 20}
-    assert train_settings(config, "deepsets") == config["train"]
+    # a config without distinct_elements trains on padded batches (as records made before the key)
+    assert train_settings(config, "repset") == {"epochs": 30, "batch_size": 64, "lr": 0.01, "patience": 20,
+                                                "distinct_elements": False}
+    assert train_settings(config, "deepsets") == {**config["train"], "distinct_elements": False}
+    config["train"]["distinct_elements"] = True
+    assert train_settings(config, "repset")["distinct_elements"] is True
 
 
 def test_solver_reaches_every_repset_point(config):

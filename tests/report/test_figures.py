@@ -28,6 +28,18 @@ def test_benchmark_figure(tmp_path):
     solvers = solvers.assign(problems=[3200] * 2 + [12800] * 2, n=[117] * 2 + [10] * 2, k=20)
     fig = plot_benchmarks(solvers, epoch, tmp_path / "b.pdf", tmp_path / "b.png")
     assert fig.axes[0].get_xticklabels()[0].get_text() == "bbcsport\n3,200 problems\nof 117 x 20"
+    # one epoch panel per data source; word sets show the distinct-element floor too
+    shape = {"shape_n_sets": 517, "shape_set_size": 117, "shape_d": 300, "shape_m": 50, "shape_k": 20, "shape_batch_size": 64}
+    sources = pd.DataFrame([{**row, **shape, "data": data, "sets": sets, "mean_set_size": 115.0, "dim": dim,
+                             "distinct_matmul_seconds": distinct}
+                            for data, sets, dim, distinct in (("synthetic", 517, 300, float("nan")), ("bbcsport", 737, 50, 0.05))
+                            for row in epoch.to_dict("records")])
+    fig = plot_benchmarks(solvers, sources, tmp_path / "b.pdf", tmp_path / "b.png")
+    synthetic, store = fig.axes[1], fig.axes[2]
+    assert len(fig.axes) == 3 and "517 sets of 117 x 300-d" in synthetic.get_title()
+    assert store.get_title().startswith("Training epoch: bbcsport: 737 sets of 115 x 50-d")
+    assert [t.get_text() for t in store.get_legend().get_texts()] == ["forward matmul V H", "distinct-element matmul E H"]
+    assert [t.get_text() for t in synthetic.get_legend().get_texts()] == ["forward matmul V H"]
 
 
 def test_runtime_figure(tmp_path):

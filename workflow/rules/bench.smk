@@ -14,6 +14,8 @@ rule bench_solvers:
 
 
 rule bench_epoch:
+    input:
+        stores=[store_path(d, config) for d in config["bench"].get("epoch_stores", [])],
     output:
         table="results/bench/epoch.csv",
     log:
@@ -23,6 +25,7 @@ rule bench_epoch:
         "../envs/core.yaml"
     params:
         bench=config["bench"],
+        names=[get_spec(d).name for d in config["bench"].get("epoch_stores", [])],
         seed=config["seed"],
     script:
         "../scripts/bench_epoch.py"
