@@ -118,6 +118,16 @@ def synthetic_sets(shape: EpochShape, seed: int = 0) -> SetDataset:
     return SetDataset(torch.from_numpy(vectors[ids]), offsets, labels, torch.from_numpy(ids))
 
 
+def with_random_vectors(data: SetDataset, dim: int, seed: int = 0) -> SetDataset:
+    """``data``'s sets, labels and element ids with a random Gaussian ``dim``-d vector per id (timing
+    only: the shapes and the sharing of a word-set dataset at another embedding dimension)."""
+    if data.element_ids is None:
+        raise ValueError("with_random_vectors needs a SetDataset with element_ids (word sets)")
+    rng = np.random.default_rng(seed)
+    vectors = torch.from_numpy(rng.standard_normal((int(data.element_ids.max()) + 1, dim), dtype=np.float32))
+    return SetDataset(vectors[data.element_ids], data.offsets, data.labels, data.element_ids)
+
+
 def _floor_batches(data: SetDataset, config: TrainConfig) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
     """The epoch's own batches (as :func:`~repset.training.trainer.fit` draws them): padded element
     rows (B N, d), and each batch's distinct elements (U, d) where the data has element ids."""
@@ -173,6 +183,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.add_argument(f"--{field.replace('_', '-')}", type=int, default=getattr(EpochShape(), field))
     parser.add_argument("--vocabulary", type=int, default=None,
                         help="synthetic words: 0 = every element its own id, V = words of a V-word vocabulary")
+    parser.add_argument("--store-dim", type=int, default=None,
+                        help="keep the store's sets and word ids but give every word a random vector of this "
+                             "dimension (timing only: e.g. 300, word2vec's, for a store built from GloVe 50-d)")
     args = parser.parse_args(argv)
     shape = EpochShape(args.n_sets, args.set_size, args.d, args.m, args.k, args.batch_size, vocabulary=args.vocabulary)
     data, name = None, "synthetic"
@@ -182,6 +195,8 @@ def main(argv: list[str] | None = None) -> None:
         from repset.datasets.store import load_store
 
         data, name = load_store(args.store)[0], Path(args.store).stem
+        if args.store_dim:
+            data, name = with_random_vectors(data, args.store_dim, args.seed), f"{name} (random {args.store_dim}-d)"
     table = epoch_benchmark(args.variants, shape, args.repeats, args.seed, data, name)
     columns = ["variant", "data", "sets", "mean_set_size", "dim", "epoch_seconds", "matmul_seconds",
                "distinct_matmul_seconds", "epoch_over_matmul", "epoch_over_distinct_matmul"]

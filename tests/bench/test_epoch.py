@@ -61,3 +61,15 @@ def test_synthetic_sets_are_seeded():
 def test_unknown_variant_lists_valid_names():
     with pytest.raises(ValueError, match="unknown variants \\['fast'\\]; valid: repset/scipy"):
         epoch_benchmark(["fast"], TINY)
+
+
+def test_random_vectors_keep_the_sets_and_their_sharing():
+    from repset.bench.epoch import with_random_vectors
+
+    words = synthetic_sets(replace(TINY, vocabulary=8))
+    wide = with_random_vectors(words, 11, seed=2)
+    assert wide.dim == 11 and torch.equal(wide.element_ids, words.element_ids) and torch.equal(wide.offsets, words.offsets)
+    E, ids, _ = wide.indexed_batch(torch.arange(4))
+    assert len(E) == len(words.indexed_batch(torch.arange(4))[0])     # the same distinct words per batch
+    with pytest.raises(ValueError, match="needs a SetDataset with element_ids"):
+        with_random_vectors(synthetic_sets(TINY), 11)
