@@ -300,67 +300,106 @@ _jv_kernel = njit([_signature(types.float32), _signature(types.float64)],
 
 
 @njit(cache=True, nogil=True)
-def _solve_wide(table, row_index, p, q, n, k, scratch, best, arg, fb, ib):
-    """Problem ``(p, q)`` of the indexed kernel with ``n > k`` rows, solved as its ``k x n`` transpose:
-    gather it (``n x k``, one table row of k contiguous weights at a time) and find the transpose's
-    row maxima in the same branch-free pass (ties to the first maximum, as :func:`_row_best`)."""
+def _column_maxima(table, row_index, p, rows, cols, wide, best, arg, bad):
+    """One pass over set p's table rows (each ``Q x K``, contiguous) for every wide problem ``(p, q)``
+    (``wide[q]``: more rows than columns, solved as its transpose): ``best[q, j]`` / ``arg[q, j]``, the
+    largest weight of column j and its first row (ties as :func:`_row_best`), and ``bad[q]``, how many
+    weights are not ``>= 0`` (NaN or negative). Branch-free over j (SIMD)."""
+    Q = rows.shape[1]
+    n_max = 0
+    for q in range(Q):
+        bad[q] = 0
+        if wide[q]:
+            n_max = max(n_max, rows[p, q])
+            for j in range(cols[p, q]):
+                best[q, j] = -np.inf
+                arg[q, j] = 0
+    for i in range(n_max):
+        r = row_index[p, i]
+        for q in range(Q):
+            if wide[q] and i < rows[p, q]:
+                flagged = 0
+                for j in range(cols[p, q]):
+                    x = table[r, q, j]
+                    flagged += not (x >= 0)
+                    arg[q, j] = i if x > best[q, j] else arg[q, j]
+                    best[q, j] = max(x, best[q, j])
+                bad[q] += flagged
+
+
+@njit(cache=True, nogil=True)
+def _gather(table, row_index, p, q, n, k, scratch):
+    """Problem ``(p, q)`` as an ``n x k`` block of ``scratch`` (one table row of k weights at a time)."""
     block = scratch[: n * k].reshape((n, k))
-    for j in range(k):
-        best[j] = -np.inf
-        arg[j] = 0
-    bad = 0
     for i in range(n):
         r = row_index[p, i]
         for j in range(k):
-            x = table[r, q, j]
-            block[i, j] = x
-            bad += not (x >= 0)
-            arg[j] = i if x > best[j] else arg[j]
-            best[j] = max(x, best[j])
+            block[i, j] = table[r, q, j]
+    return block
+
+
+@njit(cache=True, nogil=True)
+def _solve_wide(table, row_index, p, q, n, k, best, arg, bad, stamp, scratch, fb, ib):
+    """Wide problem ``(p, q)`` (``n > k``) as its ``k x n`` transpose, from its column maxima
+    (:func:`_column_maxima`): when every column's best row differs, taking them is optimal (the sum of
+    the row maxima bounds every matching) and the block is never gathered; else the block is gathered
+    and the augmenting paths start from those maxima."""
+    if bad[q]:   # NaN or negative somewhere: the row scan flags it as the dense kernel does
+        return _row_best(_gather(table, row_index, p, q, n, k, scratch).T, fb, ib)
     gmax = 0.0
+    distinct = True
+    mark = p * best.shape[0] + q + 1   # unique per problem: no clearing of stamp between problems
     for j in range(k):
-        bad += not (best[j] < np.inf)
-        fb[0, j] = -np.float64(best[j])
-        ib[0, j] = arg[j]
-        gmax = max(gmax, np.float64(best[j]))
-    if bad:   # NaN, inf or negative somewhere: the row scan flags it as the dense kernel does
-        return _row_best(block.T, fb, ib)
-    return _solve_from_best(block.T, fb, ib, gmax)
+        b = np.float64(best[q, j])
+        if b == np.inf:
+            return np.nan
+        fb[0, j] = -b
+        ib[0, j] = arg[q, j]
+        gmax = max(gmax, b)
+        if stamp[arg[q, j], 0] == mark:
+            distinct = False
+        stamp[arg[q, j], 0] = mark
+    if distinct:   # every hidden element has its own best input element: the greedy start is optimal
+        total = 0.0
+        for j in range(k):
+            total += np.float64(best[q, j])
+        return total
+    return _solve_from_best(_gather(table, row_index, p, q, n, k, scratch).T, fb, ib, gmax)
 
 
 def _indexed_kernel(table, row_index, rows, cols, value, assignment, along_rows, nchunks):
-    """Solve problem ``(p, q)`` = ``table[row_index[p, :n], q, :k]`` for all ``(p, q)``: each block is
-    first gathered into a contiguous scratch block with its smaller side as rows (transposed when
-    ``n > k``), so the solver scans contiguous memory."""
+    """Solve problem ``(p, q)`` = ``table[row_index[p, :n], q, :k]`` for all ``(p, q)``, set by set: one
+    pass over a set's table rows finds the column maxima of all its wide problems (:func:`_solve_wide`);
+    a problem is gathered into a contiguous block only when its augmenting paths need it (narrow ones
+    always: their row maxima come with the gather)."""
     P, Q = rows.shape
     N, K = row_index.shape[1], table.shape[2]
     large = max(N, K)
-    total = P * Q
     for chunk in prange(nchunks):
         fb = np.empty((7, large + 1), dtype=np.float64)
         ib = np.empty((8, 2 * large + 2), dtype=np.int64)
         scratch = np.empty(min(N, K) * large + 1, dtype=table.dtype)
-        best = np.empty(K + 1, dtype=table.dtype)
-        arg = np.empty(K + 1, dtype=np.int64)
-        for t in range(chunk * total // nchunks, (chunk + 1) * total // nchunks):
-            p = t // Q
-            q = t - p * Q
-            n = rows[p, q]
-            k = cols[p, q]
-            if n == 0 or k == 0:
-                value[p, q] = 0.0
-                continue
-            if n <= k:
-                block = scratch[: n * k].reshape((n, k))
-                for i in range(n):
-                    r = row_index[p, i]
-                    for j in range(k):
-                        block[i, j] = table[r, q, j]
-                value[p, q] = _solve_one(block, fb, ib)
-            else:
-                value[p, q] = _solve_wide(table, row_index, p, q, n, k, scratch, best, arg, fb, ib)
-            if value[p, q] >= 0.0:  # not flagged invalid
-                store_partners(assignment, p, q, ib[0], n, k, along_rows)
+        best = np.empty((Q, K + 1), dtype=table.dtype)
+        arg = np.empty((Q, K + 1), dtype=np.int64)
+        bad = np.empty(Q, dtype=np.int64)
+        wide = np.empty(Q, dtype=np.bool_)
+        stamp = np.zeros((N + 1, 1), dtype=np.int64)
+        for p in range(chunk * P // nchunks, (chunk + 1) * P // nchunks):
+            for q in range(Q):
+                wide[q] = rows[p, q] > cols[p, q] > 0
+            _column_maxima(table, row_index, p, rows, cols, wide, best, arg, bad)
+            for q in range(Q):
+                n = rows[p, q]
+                k = cols[p, q]
+                if n == 0 or k == 0:
+                    value[p, q] = 0.0
+                    continue
+                if wide[q]:
+                    value[p, q] = _solve_wide(table, row_index, p, q, n, k, best, arg, bad, stamp, scratch, fb, ib)
+                else:
+                    value[p, q] = _solve_one(_gather(table, row_index, p, q, n, k, scratch), fb, ib)
+                if value[p, q] >= 0.0:  # not flagged invalid
+                    store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
 
 def _indexed_signature(dtype):
@@ -379,9 +418,11 @@ def n_chunks(total: int, threads: int, per_thread: int = 16) -> int:
 
 
 def solve_batch(kernel, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray, value: np.ndarray,
-                assignment: np.ndarray, along: str, threads: int | None, *extra, leading: tuple = ()) -> None:
+                assignment: np.ndarray, along: str, threads: int | None, *extra, leading: tuple = (),
+                chunks_of: int | None = None) -> None:
     """Run a compiled batch ``kernel`` with ``threads`` Numba threads (restored afterwards);
-    ``leading`` arrays go between ``weights`` and ``rows`` (the indexed kernel's ``row_index``)."""
+    ``leading`` arrays go between ``weights`` and ``rows`` (the indexed kernel's ``row_index``);
+    ``chunks_of``: how many units the kernel splits into chunks (default: every problem)."""
     previous = numba.get_num_threads()
     use = previous if threads is None else int(threads)
     if threads is not None:
@@ -389,7 +430,7 @@ def solve_batch(kernel, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     chunksize = numba.set_parallel_chunksize(1)  # chunks go to whichever thread is free
     try:
         kernel(weights, *leading, rows, cols, value, assignment, along == "rows", *extra,
-               n_chunks(rows.size, use))
+               n_chunks(rows.size if chunks_of is None else chunks_of, use))
     finally:
         numba.set_parallel_chunksize(chunksize)
         if threads is not None:
@@ -418,4 +459,4 @@ class NumbaJVSolver(MatchingSolver):
 
     def _solve_indexed(self, table, row_index, rows, cols, value, assignment, along):
         solve_batch(_jv_indexed_kernel, np.ascontiguousarray(table), rows, cols, value, assignment, along,
-                    self.threads, leading=(np.ascontiguousarray(row_index),))
+                    self.threads, leading=(np.ascontiguousarray(row_index),), chunks_of=len(row_index))
