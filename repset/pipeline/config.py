@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 import solvers
+from repset.protocol.plan import dataset_of_kind
 
 __all__ = ["check_config"]
 
@@ -53,20 +54,16 @@ def _check_models(config: dict) -> None:
 
 def _check_dataset_lists(config: dict) -> None:
     """``sensitivity`` and ``wmd.datasets`` name datasets of ``datasets`` (any spelling the registry
-    knows); ``verify.set_dataset`` is a text dataset."""
-    from repset.datasets.registry import get_spec
+    knows); ``verify.set_dataset`` and ``bench.epoch_stores`` are text datasets."""
     from repset.protocol.plan import datasets, text_datasets
 
     _check_names("sensitivity", config.get("sensitivity", []), datasets(config))
     _check_names("wmd.datasets", config.get("wmd", {}).get("datasets", []), text_datasets(config), "text ")
     name = config.get("verify", {}).get("set_dataset")
     if name is not None:
-        try:
-            kind = get_spec(name).kind
-        except ValueError as err:
-            raise ValueError(f"config key 'verify.set_dataset': {err}") from None
-        if kind != "text":
-            raise ValueError(f"config key 'verify.set_dataset': {name} is a {kind} dataset; a text dataset is needed")
+        dataset_of_kind("verify.set_dataset", name, "text", "a text dataset is needed")
+    for name in config.get("bench", {}).get("epoch_stores", []):
+        dataset_of_kind("bench.epoch_stores", name, "text", "word sets only")
 
 
 def _check_init_study(config: dict) -> None:
@@ -108,7 +105,6 @@ def _check_names(key: str, names: list[str], allowed: list[str], kind: str = "")
 
 def _check_struc2vec(config: dict) -> None:
     """``struc2vec`` and its ``per_dataset`` overrides: known options, graph datasets of the config."""
-    from repset.datasets.registry import get_spec
     from repset.embed import struc2vec
 
     valid = set(inspect.signature(struc2vec).parameters) - {"n_nodes", "edges", "seed", "tmp_dir"}
@@ -118,12 +114,7 @@ def _check_struc2vec(config: dict) -> None:
         raise ValueError(f"config key 'struc2vec': unknown options {unknown}; valid: {', '.join(sorted(valid))}")
     for name, overrides in options.get("per_dataset", {}).items():
         key = f"struc2vec.per_dataset.{name}"
-        try:
-            spec = get_spec(name)
-        except ValueError as err:
-            raise ValueError(f"config key '{key}': {err}") from None
-        if spec.kind != "graph":
-            raise ValueError(f"config key '{key}': {name} is a {spec.kind} dataset; struc2vec embeds graphs")
+        dataset_of_kind(key, name, "graph", "struc2vec embeds graphs")
         if not isinstance(overrides, dict) or set(overrides) - valid:
             bad = sorted(set(overrides) - valid) if isinstance(overrides, dict) else overrides
             raise ValueError(f"config key '{key}': unknown options {bad}; valid: {', '.join(sorted(valid))}")
@@ -131,15 +122,6 @@ def _check_struc2vec(config: dict) -> None:
 
 def _check_variants(config: dict) -> None:
     from repset.bench.epoch import check_variants
-    from repset.datasets.registry import get_spec
-
-    for name in config.get("bench", {}).get("epoch_stores", []):
-        try:
-            spec = get_spec(name)
-        except ValueError as err:
-            raise ValueError(f"config key 'bench.epoch_stores': {err}") from None
-        if spec.kind != "text":
-            raise ValueError(f"config key 'bench.epoch_stores': {name} is a {spec.kind} dataset; word sets only")
 
     for key, variants in (("bench.epoch_variants", config.get("bench", {}).get("epoch_variants", [])),
                           ("runtime.variants", config.get("runtime", {}).get("variants", []))):

@@ -77,18 +77,25 @@ def train_settings(config: dict, model: str) -> dict:
     return {"distinct_elements": False, **config["train"], **config["models"][model].get("train", {})}
 
 
+def dataset_of_kind(key: str, name: str, kind: str, why: str = ""):
+    """The registry spec of ``name`` under config ``key``; ValueError naming the key unless ``name`` is
+    a known ``kind`` (text / graph) dataset (``why``: appended to that error)."""
+    try:
+        spec = get_spec(name)
+    except ValueError as err:
+        raise ValueError(f"config key '{key}': {err}") from None
+    if spec.kind != kind:
+        raise ValueError(f"config key '{key}': {name} is a {spec.kind} dataset" + (f"; {why}" if why else ""))
+    return spec
+
+
 def check_protocol(config: dict) -> None:
     """Errors naming the config key: unknown datasets or layers, RECIPE without its .mat."""
     from repset.layers import layer_class
 
     for key in ("text", "graph"):
         for name in config["datasets"][key]:
-            try:
-                spec = get_spec(name)
-            except ValueError as err:
-                raise ValueError(f"config key 'datasets.{key}': {err}") from None
-            if spec.kind != key:
-                raise ValueError(f"config key 'datasets.{key}': {name} is a {spec.kind} dataset")
+            spec = dataset_of_kind(f"datasets.{key}", name, key)
             if not spec.available and wmd_mat_path(name, config) is None:
                 raise ValueError(f"config key 'datasets.{key}': {spec.display} exists only in the WMD authors' "
                                  f"{spec.wmd_mat}; set data.wmd_mat_dir to the folder holding it")
