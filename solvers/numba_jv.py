@@ -39,7 +39,7 @@ from numba import njit, prange, types
 
 from .base import MatchingSolver
 
-__all__ = ["NumbaJVSolver", "solve_batch", "invalid_flag"]
+__all__ = ["NumbaJVSolver", "solve_batch", "invalid_flag", "store_partners", "solve_one", "row_best", "solve_from_best"]
 
 _SCALE_ABOVE = 1e200
 
@@ -74,8 +74,8 @@ def _relax_row(w, i, shift, factor, v, spc, path, pen, row4col):
 
 
 @njit(cache=True, nogil=True)
-def _row_best(w, fb, ib):
-    """Step 1 of :func:`_solve_one`: ``u[i] = -`` the best weight of row i and ``col4row[i]`` its first
+def row_best(w, fb, ib):
+    """Step 1 of :func:`solve_one`: ``u[i] = -`` the best weight of row i and ``col4row[i]`` its first
     argmax; return the largest weight, or :func:`invalid_flag` (NaN or -1) at the first weight not in
     ``[0, max float]``."""
     nr, nc = w.shape
@@ -101,7 +101,7 @@ def _row_best(w, fb, ib):
 
 
 @njit(cache=True, nogil=True)
-def _solve_one(w, fb, ib):
+def solve_one(w, fb, ib):
     """Min-cost assignment of every row of ``-w`` (2-D, any strides, rows <= cols); return the value,
     or :func:`invalid_flag` (NaN or -1, nothing solved) at the first weight not in ``[0, max float]``.
 
@@ -109,15 +109,15 @@ def _solve_one(w, fb, ib):
     ``ib[0, i]`` is the column matched to row ``i``. Reduced costs are ``-w[i, j] * factor - u[i] - v[j]``
     with duals ``u`` (rows) and ``v <= 0`` (columns, 0 on the free ones).
     """
-    gmax = _row_best(w, fb, ib)   # 1. best weight of every row (-> u and the greedy choice)
+    gmax = row_best(w, fb, ib)   # 1. best weight of every row (-> u and the greedy choice)
     if not gmax >= 0.0:
         return gmax
-    return _solve_from_best(w, fb, ib, gmax)
+    return solve_from_best(w, fb, ib, gmax)
 
 
 @njit(cache=True, nogil=True)
-def _solve_from_best(w, fb, ib, gmax):
-    """Steps 2-3 of :func:`_solve_one`, after step 1 (:func:`_row_best`) left ``u`` and ``col4row`` in
+def solve_from_best(w, fb, ib, gmax):
+    """Steps 2-3 of :func:`solve_one`, after step 1 (:func:`row_best`) left ``u`` and ``col4row`` in
     the scratch and returned ``gmax``."""
     nr, nc = w.shape
     u, v, spc, pen, second, dshift, dprom = fb[0], fb[1], fb[2], fb[3], fb[4], fb[5], fb[6]
@@ -284,7 +284,7 @@ def _kernel(weights, rows, cols, value, assignment, along_rows, nchunks):
                 value[p, q] = 0.0
                 continue
             block = weights[p, q, :n, :k]
-            value[p, q] = _solve_one(block.T if n > k else block, fb, ib)
+            value[p, q] = solve_one(block.T if n > k else block, fb, ib)
             if value[p, q] >= 0.0:  # not flagged invalid
                 store_partners(assignment, p, q, ib[0], n, k, along_rows)
 
@@ -297,119 +297,6 @@ def _signature(dtype):
 
 _jv_kernel = njit([_signature(types.float32), _signature(types.float64)],
                   parallel=True, cache=True, nogil=True)(_kernel)
-
-
-@njit(cache=True, nogil=True)
-def _column_maxima(table, row_index, p, rows, cols, wide, best, arg, bad):
-    """One pass over set p's table rows (each ``Q x K``, contiguous) for every wide problem ``(p, q)``
-    (``wide[q]``: more rows than columns, solved as its transpose): ``best[q, j]`` / ``arg[q, j]``, the
-    largest weight of column j and its first row (ties as :func:`_row_best`), and ``bad[q]``, how many
-    weights are not ``>= 0`` (NaN or negative). Branch-free over j (SIMD)."""
-    Q = rows.shape[1]
-    n_max = 0
-    for q in range(Q):
-        bad[q] = 0
-        if wide[q]:
-            n_max = max(n_max, rows[p, q])
-            for j in range(cols[p, q]):
-                best[q, j] = -np.inf
-                arg[q, j] = 0
-    for i in range(n_max):
-        r = row_index[p, i]
-        for q in range(Q):
-            if wide[q] and i < rows[p, q]:
-                flagged = 0
-                for j in range(cols[p, q]):
-                    x = table[r, q, j]
-                    flagged += not (x >= 0)
-                    arg[q, j] = i if x > best[q, j] else arg[q, j]
-                    best[q, j] = max(x, best[q, j])
-                bad[q] += flagged
-
-
-@njit(cache=True, nogil=True)
-def _gather(table, row_index, p, q, n, k, scratch):
-    """Problem ``(p, q)`` as an ``n x k`` block of ``scratch`` (one table row of k weights at a time)."""
-    block = scratch[: n * k].reshape((n, k))
-    for i in range(n):
-        r = row_index[p, i]
-        for j in range(k):
-            block[i, j] = table[r, q, j]
-    return block
-
-
-@njit(cache=True, nogil=True)
-def _solve_wide(table, row_index, p, q, n, k, best, arg, bad, stamp, scratch, fb, ib):
-    """Wide problem ``(p, q)`` (``n > k``) as its ``k x n`` transpose, from its column maxima
-    (:func:`_column_maxima`): when every column's best row differs, taking them is optimal (the sum of
-    the row maxima bounds every matching) and the block is never gathered; else the block is gathered
-    and the augmenting paths start from those maxima."""
-    if bad[q]:   # NaN or negative somewhere: the row scan flags it as the dense kernel does
-        return _row_best(_gather(table, row_index, p, q, n, k, scratch).T, fb, ib)
-    gmax = 0.0
-    distinct = True
-    mark = p * best.shape[0] + q + 1   # unique per problem: no clearing of stamp between problems
-    for j in range(k):
-        b = np.float64(best[q, j])
-        if b == np.inf:
-            return np.nan
-        fb[0, j] = -b
-        ib[0, j] = arg[q, j]
-        gmax = max(gmax, b)
-        if stamp[arg[q, j], 0] == mark:
-            distinct = False
-        stamp[arg[q, j], 0] = mark
-    if distinct:   # every hidden element has its own best input element: the greedy start is optimal
-        total = 0.0
-        for j in range(k):
-            total += np.float64(best[q, j])
-        return total
-    return _solve_from_best(_gather(table, row_index, p, q, n, k, scratch).T, fb, ib, gmax)
-
-
-def _indexed_kernel(table, row_index, rows, cols, value, assignment, along_rows, nchunks):
-    """Solve problem ``(p, q)`` = ``table[row_index[p, :n], q, :k]`` for all ``(p, q)``, set by set: one
-    pass over a set's table rows finds the column maxima of all its wide problems (:func:`_solve_wide`);
-    a problem is gathered into a contiguous block only when its augmenting paths need it (narrow ones
-    always: their row maxima come with the gather)."""
-    P, Q = rows.shape
-    N, K = row_index.shape[1], table.shape[2]
-    large = max(N, K)
-    for chunk in prange(nchunks):
-        fb = np.empty((7, large + 1), dtype=np.float64)
-        ib = np.empty((8, 2 * large + 2), dtype=np.int64)
-        scratch = np.empty(min(N, K) * large + 1, dtype=table.dtype)
-        best = np.empty((Q, K + 1), dtype=table.dtype)
-        arg = np.empty((Q, K + 1), dtype=np.int64)
-        bad = np.empty(Q, dtype=np.int64)
-        wide = np.empty(Q, dtype=np.bool_)
-        stamp = np.zeros((N + 1, 1), dtype=np.int64)
-        for p in range(chunk * P // nchunks, (chunk + 1) * P // nchunks):
-            for q in range(Q):
-                wide[q] = rows[p, q] > cols[p, q] > 0
-            _column_maxima(table, row_index, p, rows, cols, wide, best, arg, bad)
-            for q in range(Q):
-                n = rows[p, q]
-                k = cols[p, q]
-                if n == 0 or k == 0:
-                    value[p, q] = 0.0
-                    continue
-                if wide[q]:
-                    value[p, q] = _solve_wide(table, row_index, p, q, n, k, best, arg, bad, stamp, scratch, fb, ib)
-                else:
-                    value[p, q] = _solve_one(_gather(table, row_index, p, q, n, k, scratch), fb, ib)
-                if value[p, q] >= 0.0:  # not flagged invalid
-                    store_partners(assignment, p, q, ib[0], n, k, along_rows)
-
-
-def _indexed_signature(dtype):
-    return types.void(types.Array(dtype, 3, "C", readonly=True), types.Array(types.int64, 2, "C", readonly=True),
-                      types.Array(types.int64, 2, "A"), types.Array(types.int64, 2, "A"),
-                      types.Array(types.float64, 2, "A"), types.Array(types.int32, 3, "A"), types.boolean, types.int64)
-
-
-_jv_indexed_kernel = njit([_indexed_signature(types.float32), _indexed_signature(types.float64)],
-                          parallel=True, cache=True, nogil=True)(_indexed_kernel)
 
 
 def n_chunks(total: int, threads: int, per_thread: int = 16) -> int:
@@ -458,5 +345,7 @@ class NumbaJVSolver(MatchingSolver):
         solve_batch(_jv_kernel, weights, rows, cols, value, assignment, along, self.threads)
 
     def _solve_indexed(self, table, row_index, rows, cols, value, assignment, along):
-        solve_batch(_jv_indexed_kernel, np.ascontiguousarray(table), rows, cols, value, assignment, along,
+        from .shared_rows import shared_rows_kernel
+
+        solve_batch(shared_rows_kernel, np.ascontiguousarray(table), rows, cols, value, assignment, along,
                     self.threads, leading=(np.ascontiguousarray(row_index),), chunks_of=len(row_index))
