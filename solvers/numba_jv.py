@@ -28,6 +28,8 @@ cannot overflow. All ``P * Q`` problems are spread over threads with ``prange`` 
 out dynamically, several per thread), each chunk owning its scratch buffers. Both float32 and
 float64 kernels (weights typed read-only, so writeable and read-only arrays share them) are
 compiled eagerly with ``cache=True``: a new process loads them from ``__pycache__``.
+Problems whose rows come from a shared table (``solve_indexed``) have their own kernel,
+:mod:`solvers.shared_rows`, built from the same pieces.
 """
 from __future__ import annotations
 
