@@ -38,6 +38,11 @@ from numba import njit, prange, types
 from .base import MatchingSolver
 from .numba_jv import invalid_flag, solve_batch, store_partners
 
+#: sha256 of numba_jv.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
+#: cache only when the cached function's own file changes, so any change to numba_jv.py must change
+#: this line too (tests/solvers/test_numba_jv.py checks it).
+NUMBA_JV_SHA256 = "17a9b180ebc7191921e39688b4a40633d503b3abca11d534c6c35ed7bfe31f03"
+
 __all__ = ["AuctionSolver"]
 
 _MIN_RELATIVE_EPS = 1e-12
