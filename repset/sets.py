@@ -182,14 +182,11 @@ class SetDataset:
     def subset(self, index: Sequence[int] | np.ndarray | torch.Tensor) -> "SetDataset":
         """The sets at ``index`` as a new dataset (copies their elements)."""
         index = torch.as_tensor(np.asarray(index), dtype=torch.long)
-        V, lengths = self.batch(index)
-        mask = torch.arange(V.shape[1])[None, :] < lengths[:, None]
-        ids = None
-        if self.element_ids is not None:
-            ids = self._padded_positions(index)[0]
-            ids = self.element_ids[ids[mask]]
-        return SetDataset(V[mask], torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)]), self.labels[index],
-                          ids)
+        pos, mask, lengths = self._padded_positions(index)
+        rows = pos[mask]                              # the sets' elements, in order
+        ids = None if self.element_ids is None else self.element_ids[rows]
+        return SetDataset(self.values[rows], torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)]),
+                          self.labels[index], ids)
 
     def _padded_positions(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(positions (B, width) in values, clamped in range at padding; valid mask; lengths)``."""

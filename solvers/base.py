@@ -182,14 +182,20 @@ class MatchingSolver(ABC):
         scan = check_values or not self.checks_in_kernel
         w, rows, cols = prepare_problem(weights, row_lengths, col_lengths, scan)
         batch_shape, (n, k) = w.shape[:-2], w.shape[-2:]
+        grid = _as_grid(batch_shape)
+        # reshape keeps the caller's memory for ndim <= 4 (the layer's strided view included)
+        return self._filled(batch_shape, n, k, lambda value, assignment, along: self._solve(
+            w.reshape(grid + (n, k)), rows.reshape(grid), cols.reshape(grid), value.reshape(grid),
+            assignment.reshape(grid + (min(n, k),)), along))
+
+    def _filled(self, batch_shape: tuple[int, ...], n: int, k: int, fill) -> MatchingResult:
+        """The result of a batch of padded shape ``(n, k)``: empty ``value`` and ``assignment`` arrays that
+        ``fill(value, assignment, along)`` fills in place (a kernel call), then flagged problems raised."""
         along = "rows" if n <= k else "cols"
         value = np.zeros(batch_shape, dtype=np.float64)
         assignment = np.full(batch_shape + (min(n, k),), -1, dtype=np.int32)
         if value.size:
-            grid = _as_grid(batch_shape)
-            # reshape keeps the caller's memory for ndim <= 4 (the layer's strided view included)
-            self._solve(w.reshape(grid + (n, k)), rows.reshape(grid), cols.reshape(grid),
-                        value.reshape(grid), assignment.reshape(grid + (min(n, k),)), along)
+            fill(value, assignment, along)
             if self.checks_in_kernel:
                 _raise_flagged(value)
         return MatchingResult(value=value, assignment=assignment, along=along)
@@ -201,27 +207,20 @@ class MatchingSolver(ABC):
 
         The same problems as ``solve(table[row_index].transpose(0, 2, 1, 3), ...)`` (batch ``(P, Q)``,
         padded shape ``(N, K)``), without building that array where a solver reads the table directly
-        (sets drawn from one vocabulary share rows). This default builds it; ``check_values`` as
-        :meth:`solve`, where a bad entry is named by its table row.
+        (sets drawn from one vocabulary share rows); ``check_values`` as :meth:`solve`, where a scan
+        names a bad entry by its table row.
         """
         t, index, rows, cols = prepare_indexed(table, row_index, row_lengths, col_lengths,
                                                check_values or not self.checks_in_kernel)
-        along = "rows" if index.shape[1] <= t.shape[2] else "cols"
-        if self.checks_in_kernel and type(self)._solve_indexed is not MatchingSolver._solve_indexed:
-            value = np.zeros(rows.shape, dtype=np.float64)
-            assignment = np.full(rows.shape + (min(index.shape[1], t.shape[2]),), -1, dtype=np.int32)
-            if value.size:
-                self._solve_indexed(t, index, rows, cols, value, assignment, along)
-                _raise_flagged(value)
-            return MatchingResult(value=value, assignment=assignment, along=along)
-        return self.solve(np.take(t, index, axis=0).transpose(0, 2, 1, 3), rows, cols, check_values=False)
+        return self._filled(rows.shape, index.shape[1], t.shape[2], lambda value, assignment, along:
+                            self._solve_indexed(t, index, rows, cols, value, assignment, along))
 
     def _solve_indexed(self, table: np.ndarray, row_index: np.ndarray, rows: np.ndarray, cols: np.ndarray,
                        value: np.ndarray, assignment: np.ndarray, along: str) -> None:
         """Fill ``value`` (P, Q) and ``assignment`` (P, Q, S) in place for the problems of
-        :meth:`solve_indexed`; solvers that read the table directly override this (and set
-        ``checks_in_kernel``: bad weights are flagged as in :meth:`_solve`)."""
-        raise NotImplementedError
+        :meth:`solve_indexed`. This default gathers them, ``(P, Q, N, K)``, for :meth:`_solve`;
+        solvers that read the table directly override it (bad weights flagged as in :meth:`_solve`)."""
+        self._solve(np.take(table, row_index, axis=0).transpose(0, 2, 1, 3), rows, cols, value, assignment, along)
 
     @abstractmethod
     def _solve(self, weights: np.ndarray, rows: np.ndarray, cols: np.ndarray,

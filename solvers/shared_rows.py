@@ -81,9 +81,9 @@ def _solve_wide(table, row_index, p, q, n, k, best, arg, bad, stamp, scratch, fb
         fb[0, j] = -b
         ib[0, j] = arg[q, j]
         gmax = max(gmax, b)
-        if stamp[arg[q, j], 0] == mark:
+        if stamp[arg[q, j]] == mark:
             distinct = False
-        stamp[arg[q, j], 0] = mark
+        stamp[arg[q, j]] = mark
     if distinct:   # every hidden element has its own best input element: the greedy start is optimal
         total = 0.0
         for j in range(k):
@@ -108,7 +108,7 @@ def _indexed_kernel(table, row_index, rows, cols, value, assignment, along_rows,
         arg = np.empty((Q, K + 1), dtype=np.int64)
         bad = np.empty(Q, dtype=np.int64)
         wide = np.empty(Q, dtype=np.bool_)
-        stamp = np.zeros((N + 1, 1), dtype=np.int64)
+        stamp = np.zeros(N + 1, dtype=np.int64)
         for p in range(chunk * P // nchunks, (chunk + 1) * P // nchunks):
             for q in range(Q):
                 wide[q] = rows[p, q] > cols[p, q] > 0

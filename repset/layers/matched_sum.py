@@ -128,5 +128,7 @@ def matched_sum(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: torch.
     """
     if grad_mode not in GRAD_MODES:
         raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
+    if grad_mode == "dense":   # autograd alone: a pair on a zero weight adds 0 and, through the ReLU, no gradient
+        return _picked(F, index, rows, cols).sum(-1)
     x, active_rows = pair_values(F.detach(), index, rows, cols)
     return attach_gradient(E, W, F, index, x, active_rows, cols, grad_mode)
