@@ -36,12 +36,13 @@ import numpy as np
 from numba import njit, prange, types
 
 from .base import MatchingSolver
-from .numba_jv import invalid_flag, solve_batch, store_partners
+from .jv_kernels import invalid_flag, store_partners
+from .numba_jv import solve_batch
 
-#: sha256 of numba_jv.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
-#: cache only when the cached function's own file changes, so any change to numba_jv.py must change
-#: this line too (tests/solvers/test_numba_jv.py checks it).
-NUMBA_JV_SHA256 = "17a9b180ebc7191921e39688b4a40633d503b3abca11d534c6c35ed7bfe31f03"
+#: sha256 of jv_kernels.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
+#: cache only when the cached function's own file changes, so any change to jv_kernels.py must change
+#: this line too (tests/solvers/test_jv_kernels.py checks it).
+JV_KERNELS_SHA256 = "a0c7b491825c366ccd028a3df93bfe9173bb7bddb38652b1a00ed743d0a5f021"
 
 __all__ = ["AuctionSolver"]
 

@@ -5,8 +5,8 @@ share rows, and the table holds each distinct row once. The kernel works set by 
 set's table rows (each ``Q x K``, contiguous) finds the column maxima of all its wide problems (more
 rows than columns, solved as their transpose); a problem whose columns all want different rows takes
 them, which is optimal, and is never gathered; the others are gathered into a contiguous block only
-for their augmenting paths (:func:`~solvers.numba_jv.solve_from_best`). Narrow problems are gathered
-and solved as :func:`~solvers.numba_jv.solve_one` solves a dense block. Values, assignments and the
+for their augmenting paths (:func:`~solvers.jv_kernels.solve_from_best`). Narrow problems are gathered
+and solved as :func:`~solvers.jv_kernels.solve_one` solves a dense block. Values, assignments and the
 flagging of invalid weights are those of the dense kernel.
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from .numba_jv import row_best, solve_from_best, solve_one, store_partners
+from .jv_kernels import row_best, solve_from_best, solve_one, store_partners
 
-#: sha256 of numba_jv.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
-#: cache only when the cached function's own file changes, so any change to numba_jv.py must change
-#: this line too (tests/solvers/test_numba_jv.py checks it).
-NUMBA_JV_SHA256 = "17a9b180ebc7191921e39688b4a40633d503b3abca11d534c6c35ed7bfe31f03"
+#: sha256 of jv_kernels.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
+#: cache only when the cached function's own file changes, so any change to jv_kernels.py must change
+#: this line too (tests/solvers/test_jv_kernels.py checks it).
+JV_KERNELS_SHA256 = "a0c7b491825c366ccd028a3df93bfe9173bb7bddb38652b1a00ed743d0a5f021"
 
 __all__ = ["shared_rows_kernel"]
 

@@ -146,18 +146,3 @@ def test_threads_option_read_only_input_and_validation(jv):
         get_solver("numba", threads=0)
     with pytest.raises(ValueError, match="nonnegative"):
         jv.solve(-np.ones((2, 2)))
-
-
-
-def test_modules_compiling_these_kernels_name_this_file():
-    """auction.py and shared_rows.py compile numba_jv's kernels into their own cached ones; Numba sees
-    only a cached function's own file, so each carries numba_jv.py's sha256: changing numba_jv.py fails
-    here until those lines change too, which invalidates their caches."""
-    import hashlib
-
-    from repo_paths import ROOT
-
-    from solvers import auction, shared_rows
-
-    digest = hashlib.sha256((ROOT / "solvers" / "numba_jv.py").read_bytes()).hexdigest()
-    assert auction.NUMBA_JV_SHA256 == digest and shared_rows.NUMBA_JV_SHA256 == digest
