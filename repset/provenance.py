@@ -8,6 +8,10 @@ import subprocess
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+#: Training-path fields added to ``TrainConfig`` after the first records, each with the value that reproduces
+#: a record (or config) made before it existed; every new field that changes how a run trains belongs here.
+LEGACY_DEFAULTS: dict[str, object] = {"distinct_elements": False}
+
 PACKAGES = ("repset", "torch", "numpy", "scipy", "numba", "snakemake", "cvxpy", "gensim", "pot", "pandas")
 
 

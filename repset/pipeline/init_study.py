@@ -141,7 +141,7 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, i
     options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"],
                "init": init}
     snapshots: dict = {}
-    record, model = train_run(data, splits[0], "repset", options, TrainConfig(**config["train"], seed=seed),
+    record, model = train_run(data, splits[0], "repset", options, TrainConfig.from_record(config["train"], seed=seed),
                               snapshots=snapshots)
     kv = load_vectors(vectors_name)
     chosen = most_used_hidden_sets(model, count)

@@ -62,7 +62,7 @@ def run_record(store: str, run: Run, point: str, options: dict, settings: dict, 
     data, splits, meta = load_store(store)
     if run.split >= len(splits):
         raise ValueError(f"{store}: {len(splits)} splits, no split {run.split}")
-    train = TrainConfig(**settings["train"], seed=run.seed)
+    train = TrainConfig.from_record(settings["train"], seed=run.seed)
     record, model = train_run(data, splits[run.split], settings["layer"], options, train, progress=_log_epoch,
                               snapshots=snapshots)
     if snapshots is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repset.datasets.registry import get_spec
+from repset.provenance import LEGACY_DEFAULTS
 from repset.protocol.grid import grid_points, point_id
 
 
@@ -71,10 +72,10 @@ def layer_options(config: dict, model: str) -> dict[str, dict]:
 
 def train_settings(config: dict, model: str) -> dict:
     """``train`` settings of ``model``: the global ones with the model's own ``train`` overrides.
-    A config without ``distinct_elements`` trains on padded batches, as every record made before the
-    key existed did (so that such records rerun identically: the distinct-element path rounds the
-    products ``V H`` differently)."""
-    return {"distinct_elements": False, **config["train"], **config["models"][model].get("train", {})}
+    A training-path key the config lacks takes its :data:`~repset.provenance.LEGACY_DEFAULTS` value, the
+    path of the records made before the key existed (e.g. no ``distinct_elements``: padded batches), so
+    that such records rerun identically (the distinct-element path rounds the products ``V H`` differently)."""
+    return {**LEGACY_DEFAULTS, **config["train"], **config["models"][model].get("train", {})}
 
 
 def dataset_of_kind(key: str, name: str, kind: str, why: str = ""):

@@ -11,9 +11,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from repset.provenance import LEGACY_DEFAULTS
 from repset.sets import SetDataset
 
-__all__ = ["TrainConfig", "seed_everything", "fit", "evaluate"]
+__all__ = ["TrainConfig", "LEGACY_DEFAULTS", "seed_everything", "fit", "evaluate"]
 
 
 @dataclass
@@ -39,6 +40,13 @@ class TrainConfig:
             raise ValueError(f"TrainConfig.lr must be > 0, got {self.lr}")
         if self.patience is not None and self.patience < 1:
             raise ValueError(f"TrainConfig.patience must be >= 1 or None, got {self.patience}")
+
+    @classmethod
+    def from_record(cls, settings: dict, **overrides) -> "TrainConfig":
+        """The config a record (or a config's ``train`` block) describes: a field it lacks takes its
+        :data:`LEGACY_DEFAULTS` value, the behaviour of the code before the field existed, so that an
+        old record reruns on the path that made it."""
+        return cls(**{**LEGACY_DEFAULTS, **settings, **overrides})
 
 
 def seed_everything(seed: int) -> None:
