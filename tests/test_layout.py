@@ -10,6 +10,9 @@ sibling room on its own floor):
     2  training                              classifier, trainer, one run
     1  layers, datasets, embed, wmd          set layers; data; node embeddings; the WMD baseline
     0  repset, sets, io, provenance, threads the ground floor (and the solvers/ plugins below repset)
+
+No circle of imports anywhere, inside a room or across rooms, in repset/ or in solvers/ (an import
+inside a function counts: it is a circle as soon as both modules are loaded).
 """
 import ast
 import subprocess
@@ -32,14 +35,15 @@ def room(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """``<root>/repset/protocol/plan.py`` -> ``repset.protocol.plan``; a package's ``__init__.py`` -> its name."""
+    rel = path.relative_to(root).with_suffix("")
     parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
     return ".".join(parts)
 
 
-def imports_of(path: Path, module: str) -> set[str]:
-    """Absolute names of the repset modules ``path`` imports (relative imports resolved)."""
+def imports_of(path: Path, module: str, package_name: str = "repset") -> set[str]:
+    """Absolute names under ``package_name`` that ``path`` imports (relative imports resolved)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -53,12 +57,33 @@ def imports_of(path: Path, module: str) -> set[str]:
                 target = node.module or ""
             out.add(target)
             out |= {f"{target}.{a.name}" for a in node.names}   # `from pkg import submodule`
-    return {m for m in out if m == "repset" or m.startswith("repset.")}
+    return {m for m in out if m == package_name or m.startswith(package_name + ".")}
 
 
-def graph() -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in (ROOT / "repset").rglob("*.py")}
-    return {m: {t for t in imports_of(p, m) if t in modules} - {m} for m, p in modules.items()}
+def graph(package_name: str = "repset", root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules of the same top-level package it imports, for ``<root>/<package_name>``."""
+    modules = {module_name(p, root): p for p in (root / package_name).rglob("*.py")}
+    return {m: {t for t in imports_of(p, m, package_name) if t in modules} - {m} for m, p in modules.items()}
+
+
+def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
+    """The first import circle of ``g`` (depth-first, in sorted order) as ``[a, b, ..., a]``, or None."""
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(g[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt, stack + [nxt])):
+                return found
+        state[node] = 2
+        return None
+
+    for node in sorted(g):
+        if node not in state and (found := visit(node, [node])):
+            return found
+    return None
 
 
 def test_every_room_has_a_floor():
@@ -76,22 +101,28 @@ def test_imports_point_down():
     assert not upward, "imports that do not point down:\n" + "\n".join(sorted(upward))
 
 
-def test_no_import_cycles():
-    g = graph()
-    state: dict[str, int] = {}
+@pytest.mark.parametrize("package_name", ["repset", "solvers"])
+def test_no_import_cycles(package_name):
+    cycle = find_cycle(graph(package_name))
+    assert cycle is None, f"import cycle in {package_name}/: " + " -> ".join(cycle)
 
-    def visit(node, stack):
-        state[node] = 1
-        for nxt in sorted(g[node]):
-            if state.get(nxt) == 1:
-                pytest.fail("import cycle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
-            if nxt not in state:
-                visit(nxt, stack + [nxt])
-        state[node] = 2
 
-    for node in sorted(g):
-        if node not in state:
-            visit(node, [node])
+def test_the_checker_sees_a_circle_inside_a_room(tmp_path):
+    """A planted circle inside one room of a package laid out as solvers/ is (two modules importing each
+    other, one of them lazily inside a function), with a third module outside it; and a synthetic one."""
+    pkg = tmp_path / "planted"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kernels.py").write_text("from .solver import solve_batch\n")
+    (pkg / "solver.py").write_text("def solve_batch():\n    from .kernels import row_best\n")
+    (pkg / "other.py").write_text("from planted.solver import solve_batch\n")
+    g = graph("planted", tmp_path)
+    assert g["planted.other"] == {"planted.solver"}
+    assert find_cycle(g) == ["planted.kernels", "planted.solver", "planted.kernels"]
+    (pkg / "solver.py").write_text("def solve_batch():\n    pass\n")
+    assert find_cycle(graph("planted", tmp_path)) is None
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"b"}}) == ["b", "c", "b"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
 def test_solvers_know_nothing_of_repset():
