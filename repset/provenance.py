@@ -10,7 +10,7 @@ from pathlib import Path
 
 #: Training-path fields added to ``TrainConfig`` after the first records, each with the value that reproduces
 #: a record (or config) made before it existed; every new field that changes how a run trains belongs here.
-LEGACY_DEFAULTS: dict[str, object] = {"distinct_elements": False}
+LEGACY_DEFAULTS: dict[str, object] = {"distinct_elements": False, "ragged": False, "max_elements": None}
 
 PACKAGES = ("repset", "torch", "numpy", "scipy", "numba", "snakemake", "cvxpy", "gensim", "pot", "pandas")
 

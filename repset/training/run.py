@@ -11,7 +11,7 @@ import torch
 from repset.sets import SetDataset
 
 from .classifier import SetClassifier, build_layer
-from .trainer import TrainConfig, evaluate, fit, seed_everything
+from .trainer import TrainConfig, eval_options, evaluate, fit, seed_everything
 
 __all__ = ["train_run"]
 
@@ -46,8 +46,8 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
         "train_config": history["config"], "n_parameters": sum(p.numel() for p in model.parameters()),
         "sizes": {p: len(d) for p, d in parts.items()},
         "val": history["val"][best] if best is not None else None,
-        "test": evaluate(model, parts["test"], device=train.device, distinct_elements=train.distinct_elements),
-        "train": evaluate(model, parts["train"], device=train.device, distinct_elements=train.distinct_elements),
+        "test": evaluate(model, parts["test"], **eval_options(train)),
+        "train": evaluate(model, parts["train"], **eval_options(train)),
         "best_epoch": best, "epochs_run": history["epochs_run"], "train_seconds": seconds,
         "epoch_seconds_median": float(np.median(history["epoch_seconds"])),
         "torch_threads": torch.get_num_threads(),

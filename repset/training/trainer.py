@@ -14,7 +14,9 @@ from torch import nn
 from repset.provenance import LEGACY_DEFAULTS
 from repset.sets import SetDataset
 
-__all__ = ["TrainConfig", "LEGACY_DEFAULTS", "seed_everything", "fit", "evaluate"]
+from .chunks import chunks, eval_batches
+
+__all__ = ["TrainConfig", "LEGACY_DEFAULTS", "seed_everything", "fit", "evaluate", "eval_options"]
 
 
 @dataclass
@@ -31,6 +33,13 @@ class TrainConfig:
     bucket: bool = True   # batches of similar set sizes (see batch_indices): 3-8x less padding on the text datasets
     # layers that take element ids get each batch's distinct elements once (data with element_ids: word sets)
     distinct_elements: bool = True
+    # each batch computed in groups of similar set size (at most 25 % padding per call; repset.training.chunks):
+    # the padded batch's values and gradients up to float rounding, without its padding where sizes vary
+    ragged: bool = True
+    # at most this many padded elements (sets x largest size) per forward call, in training (the chunks'
+    # gradients add up to the batch's) and evaluation (batches of <= 256 sets sorted by size cut further);
+    # None: no bound (the whole batch; evaluation in 256-set batches)
+    max_elements: int | None = 16384
 
     def __post_init__(self) -> None:
         for key in ("epochs", "batch_size"):
@@ -38,6 +47,8 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig.{key} must be >= 1, got {getattr(self, key)}")
         if not self.lr > 0:
             raise ValueError(f"TrainConfig.lr must be > 0, got {self.lr}")
+        if self.max_elements is not None and self.max_elements < 1:
+            raise ValueError(f"TrainConfig.max_elements must be >= 1 or None, got {self.max_elements}")
         if self.patience is not None and self.patience < 1:
             raise ValueError(f"TrainConfig.patience must be >= 1 or None, got {self.patience}")
 
@@ -88,13 +99,27 @@ def model_inputs(model: nn.Module, data: SetDataset, index: torch.Tensor, device
     return (V.to(device), lengths.to(device)), {}
 
 
+def eval_options(config: TrainConfig) -> dict:
+    """The keyword arguments of :func:`evaluate` that follow a run's ``config`` (its device and paths)."""
+    return {"device": config.device, "distinct_elements": config.distinct_elements, "ragged": config.ragged,
+            "max_elements": config.max_elements}
+
+
 @torch.no_grad()
-def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: str = "cpu",
-             distinct_elements: bool = True) -> dict[str, float]:
-    """Mean cross-entropy, accuracy and error of ``model`` on ``data``."""
+def evaluate(model: nn.Module, data: SetDataset, batch_size: int | None = None, device: str = "cpu",
+             distinct_elements: bool = True, ragged: bool = False, max_elements: int | None = None) -> dict[str, float]:
+    """Mean cross-entropy, accuracy and error of ``model`` on ``data``, in calls of sets sorted by size
+    (:func:`~repset.training.chunks.eval_batches`: 256 sets, cut further into similar sizes when ``ragged``
+    and to at most ``max_elements`` padded elements; ``batch_size`` overrides the 256 sets)."""
     model.eval()
     loss_sum, correct = 0.0, 0
-    for index in batch_indices(len(data), batch_size, None, data.lengths()):   # by size: metrics do not depend on order
+    lengths = data.lengths()
+    if batch_size is None:
+        batches = eval_batches(lengths, ragged, max_elements)
+    else:
+        batches = [b[c] for b in batch_indices(len(data), batch_size, None, lengths)
+                   for c in chunks(lengths[b], ragged, max_elements)]
+    for index in batches:   # by size: metrics do not depend on order
         args, kwargs = model_inputs(model, data, index, device, distinct_elements)
         logits = model(*args, **kwargs)
         y = data.labels[index].to(device)
@@ -102,6 +127,27 @@ def evaluate(model: nn.Module, data: SetDataset, batch_size: int = 256, device: 
         correct += int((logits.argmax(1) == y).sum())
     n = max(len(data), 1)
     return {"loss": loss_sum / n, "accuracy": correct / n, "error": 1.0 - correct / n}
+
+
+def train_step(model: nn.Module, data: SetDataset, index: torch.Tensor, config: TrainConfig) -> float:
+    """Gradients of the mean cross-entropy over the sets ``index`` accumulated into ``model``'s
+    parameters (zeroed first); returns the loss summed over the sets. The batch is computed in the calls
+    of :func:`~repset.training.chunks.chunks` (``config.ragged``, ``config.max_elements``), each backward
+    on its share of the mean (same gradient up to rounding, at most one call's activations alive)."""
+    parts = chunks(data.lengths()[index], config.ragged, config.max_elements)
+    if len(parts) == 1 and not config.ragged and config.max_elements is None:   # the original path, op for op
+        args, kwargs = model_inputs(model, data, index, config.device, config.distinct_elements)
+        loss = nn.functional.cross_entropy(model(*args, **kwargs), data.labels[index].to(config.device))
+        loss.backward()
+        return float(loss.detach()) * len(index)
+    total = 0.0
+    for part in parts:
+        sub = index[part]
+        args, kwargs = model_inputs(model, data, sub, config.device, config.distinct_elements)
+        loss = nn.functional.cross_entropy(model(*args, **kwargs), data.labels[sub].to(config.device), reduction="sum")
+        (loss / len(index)).backward()
+        total += float(loss.detach())
+    return total
 
 
 def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDataset | None = None,
@@ -127,18 +173,15 @@ def fit(model: nn.Module, train: SetDataset, config: TrainConfig, val: SetDatase
         model.train()
         start, total = time.perf_counter(), 0.0
         for index in batch_indices(len(train), config.batch_size, generator, train.lengths() if config.bucket else None):
-            args, kwargs = model_inputs(model, train, index, config.device, config.distinct_elements)
-            loss = nn.functional.cross_entropy(model(*args, **kwargs), train.labels[index].to(config.device))
             opt.zero_grad(set_to_none=True)
-            loss.backward()
+            total += train_step(model, train, index, config)
             opt.step()
-            total += float(loss.detach()) * len(index)
         history["epoch_seconds"].append(time.perf_counter() - start)
         history["train_loss"].append(total / len(train))
         if val is None:
             _report(progress, history, epoch, config.epochs)
             continue
-        metrics = evaluate(model, val, device=config.device, distinct_elements=config.distinct_elements)
+        metrics = evaluate(model, val, **eval_options(config))
         history["val"].append(metrics)
         stop = False
         if metrics["loss"] < best_loss:

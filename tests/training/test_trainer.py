@@ -119,3 +119,50 @@ def test_models_without_element_ids_get_padded_batches():
     assert len(history["train_loss"]) == 1
     with pytest.raises(ValueError, match="does not take element_ids"):
         model(torch.zeros(3, 4), torch.tensor([1]), element_ids=torch.zeros(1, 1, dtype=torch.long))
+
+
+def ragged_sets(n=48, seed=0, dim=3):
+    """Sets of 1-60 elements (most small, a few large), two classes."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, n)
+    sizes = np.minimum(rng.geometric(0.08, n), 60)
+    return SetDataset.from_sets([rng.normal(y, 1.0, (s, dim)) for y, s in zip(labels, sizes)], labels.tolist())
+
+
+PATHS = [dict(ragged=True, max_elements=None), dict(ragged=False, max_elements=100), dict(ragged=True, max_elements=100)]
+
+
+@pytest.mark.parametrize("layer", ["repset", "approx_repset", "deepsets", "set_transformer"])
+def test_ragged_and_bounded_paths_match_the_padded_batch(layer):
+    """Values (evaluation metrics) and gradients of one step equal the padded path's up to float rounding."""
+    from repset.training.trainer import train_step
+
+    data = ragged_sets()
+    seed_everything(0)
+    model = SetClassifier(build_layer(layer, 3, **({"n_hidden_sets": 4, "hidden_set_size": 3}
+                                                   if "repset" in layer else {})), 2)
+    index = torch.arange(len(data))
+
+    def grads(**path):
+        model.zero_grad(set_to_none=True)
+        loss = train_step(model, data, index, TrainConfig(**path))
+        return loss, [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    legacy = TrainConfig.from_record({})
+    base_loss, base = grads(ragged=legacy.ragged, max_elements=legacy.max_elements)
+    base_eval = evaluate(model, data)
+    for path in PATHS:
+        loss, g = grads(**path)
+        assert loss == pytest.approx(base_loss, rel=1e-5)
+        assert len(g) == len(base) and all(torch.allclose(a, b, rtol=1e-4, atol=1e-6) for a, b in zip(g, base))
+        metrics = evaluate(model, data, **path)
+        assert metrics["accuracy"] == base_eval["accuracy"]
+        assert metrics["loss"] == pytest.approx(base_eval["loss"], rel=1e-6)
+
+
+def test_records_without_the_new_fields_rerun_padded_and_unbounded():
+    legacy = TrainConfig.from_record({"epochs": 3})
+    assert (legacy.ragged, legacy.max_elements, legacy.distinct_elements) == (False, None, False)
+    assert TrainConfig().ragged and TrainConfig().max_elements is not None
+    with pytest.raises(ValueError, match="max_elements"):
+        TrainConfig(max_elements=0)
