@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib.util import find_spec
 
 import torch
 
@@ -9,6 +10,9 @@ from solvers import MatchingSolver, get_solver
 
 from ..threads import passive_numba_pool
 from .base import HiddenSetLayer
+
+#: the layer's default solver: the fast exact one where Numba is installed, scipy's (same values) otherwise
+DEFAULT_SOLVER = "numba" if find_spec("numba") is not None else "scipy"
 
 
 class RepSet(HiddenSetLayer):
@@ -19,12 +23,14 @@ class RepSet(HiddenSetLayer):
     (or negative pre-activation) weight gets no gradient, unlike the paper's ``V^T D`` formula.
     One solver call serves all ``B x m`` problems of a forward pass.
 
-    Args (besides :class:`HiddenSetLayer`'s): solver: registry name or a solver instance.
+    Args (besides :class:`HiddenSetLayer`'s): solver: registry name or a solver instance; default
+    ``"numba"`` (exact, several times faster than scipy) where Numba is installed, else ``"scipy"``
+    (same values), as :data:`DEFAULT_SOLVER` says.
     """
 
     def __init__(self, in_dim: int, n_hidden_sets: int, hidden_set_size: int | Sequence[int],
-                 solver: str | MatchingSolver = "scipy", normalize: str = "none", grad_mode: str = "sparse",
-                 init: str = "uniform") -> None:
+                 solver: str | MatchingSolver = DEFAULT_SOLVER, normalize: str = "none",
+                 grad_mode: str = "sparse", init: str = "uniform") -> None:
         super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
         with passive_numba_pool():   # a Numba solver starts the pool passive, whatever the import order
             self.solver = get_solver(solver)
@@ -33,6 +39,10 @@ class RepSet(HiddenSetLayer):
         if not torch.isfinite(F.sum()):   # F = ReLU(V H) >= 0: only an overflow can make it non-finite
             raise ValueError("edge weights ReLU(V H) overflow to inf: rescale the input sets")
         # problem (b, k) = F[index[b, :n_b], k, :|Y_k|]: the solver reads the rows through the index
+        if getattr(self.solver, "accepts_tensors", False):   # a device solver: F and the pairs stay on F's device
+            result = self.solver.solve_indexed_tensors(F, index, lengths[:, None], self.hidden_sizes[None, :],
+                                                       check_values=False)
+            return result.pairs()
         result = self.solver.solve_indexed(F.cpu().numpy(), index.cpu().numpy(), lengths.cpu().numpy()[:, None],
                                            self.hidden_sizes.cpu().numpy()[None, :], check_values=False)
         rows, cols = result.pairs()

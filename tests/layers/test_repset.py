@@ -128,3 +128,22 @@ def test_float32_matches_float64():
     x32 = layer(V, lengths)
     x64 = layer.double()(V.double(), lengths)
     assert torch.allclose(x32.double(), x64, rtol=1e-5)
+
+
+def test_default_solver_is_numba_where_installed_and_equals_scipy():
+    """The default solver is the fast exact one where Numba is installed (scipy otherwise), with scipy's values
+    and gradients on ragged batches."""
+    from importlib.util import find_spec
+
+    torch.manual_seed(7)
+    default = RepSet(5, 3, [2, 4, 7]).double()
+    assert default.solver.name == ("numba" if find_spec("numba") else "scipy")
+    reference = RepSet(5, 3, [2, 4, 7], solver="scipy").double()
+    reference.load_state_dict(default.state_dict())
+    V, lengths = random_batch(B=6, N=8, seed=7)
+    V.requires_grad_(True)
+    x = default(V, lengths)
+    (grad,) = torch.autograd.grad(x.sum(), V)
+    x_ref = reference(V, lengths)
+    (grad_ref,) = torch.autograd.grad(x_ref.sum(), V)
+    assert torch.allclose(x, x_ref, rtol=1e-12, atol=1e-12) and torch.allclose(grad, grad_ref, rtol=1e-12, atol=1e-12)
