@@ -80,6 +80,21 @@ class HiddenSetLayer(nn.Module):
                 self.weight.uniform_(-1.0, 1.0)
             self.weight.mul_(self.hidden_mask.to(self.weight.dtype))
 
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str]) -> None:
+        """Refuse (nothing of this layer loaded, an error for ``load_state_dict``, strict or not) a state
+        whose ``hidden_sizes`` differ from this layer's: the padding mask and the equal-size flag are the
+        constructor's, so a layer's hidden-set sizes are fixed when it is built."""
+        key = prefix + "hidden_sizes"
+        if key in state_dict:
+            theirs, ours = torch.as_tensor(state_dict[key]).tolist(), self.hidden_sizes.tolist()
+            if theirs != ours:
+                error_msgs.append(f"{key}: the state's hidden-set sizes {theirs} differ from this layer's {ours}; "
+                                  f"build the layer with hidden_set_size={theirs} to load it")
+                return
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     @property
     def needs_data_init(self) -> bool:
         """True when the hidden sets are drawn from the training elements (``init`` in :data:`DATA_INITS`)."""

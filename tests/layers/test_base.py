@@ -1,4 +1,6 @@
 """The hidden-set layers' shared contract: argument checks and overflow detection, the same for both."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -157,3 +159,29 @@ def test_element_ids_are_checked(cls):
         layer(E[:3], lengths, element_ids=element_ids)
     with pytest.raises(ValueError, match="distinct elements of shape"):
         layer(V, lengths, element_ids=element_ids)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+@pytest.mark.parametrize("strict", [True, False])
+@pytest.mark.parametrize("state_sizes, own_sizes", [([3, 2], [3, 3]), ([3, 3], [3, 2])])
+def test_a_state_of_other_hidden_set_sizes_is_refused_naming_both(cls, strict, state_sizes, own_sizes):
+    # same weight shape (d, m, K) = (2, 2, 3), other sizes: the mask and the equal-size flag would keep
+    # b's constructor's (a RepSet loaded from [3, 3] into [3, 2] computed other values than a)
+    torch.manual_seed(0)
+    a, b = cls(2, 2, state_sizes), cls(2, 2, own_sizes)
+    before = {k: v.clone() for k, v in b.state_dict().items()}
+    with pytest.raises(RuntimeError, match=f"hidden_sizes.*{re.escape(str(state_sizes))}.*{re.escape(str(own_sizes))}"):
+        b.load_state_dict(a.state_dict(), strict=strict)
+    assert all(torch.equal(before[k], v) for k, v in b.state_dict().items())   # nothing of a's taken
+    assert b.hidden_mask.sum(1).tolist() == own_sizes and b._equal_sizes == (len(set(own_sizes)) == 1)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_a_state_of_the_same_sizes_loads_and_computes_the_same(cls):
+    torch.manual_seed(0)
+    a, b = cls(2, 2, [3, 2]), cls(2, 2, [3, 2])
+    b.load_state_dict(a.state_dict())
+    V = torch.randn(2, 4, 2)
+    assert torch.equal(a(V), b(V))
+    b.load_state_dict({"weight": a.weight.detach()}, strict=False)   # a state without sizes: the layer's own
+    assert torch.equal(a(V), b(V))
