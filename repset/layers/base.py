@@ -13,8 +13,8 @@ from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
 #: hidden-set initialisations: the authors' two (their ApproxRepSet code: uniform [-1, 1]; their exact
-#: RepSet code: standard normal), uniform [-0.1, 0.1] (issue 17: a 10x smaller start let the elements
-#: move) and two that read the training elements (see ``init_from_elements``)
+#: RepSet code: standard normal), uniform [-0.1, 0.1] (a 10x smaller start lets the elements
+#: move: reproduction/init_study/) and two that read the training elements (see ``init_from_elements``)
 INITS = ("uniform", "normal", "small", "elements", "scaled")
 DATA_INITS = ("elements", "scaled")
 
