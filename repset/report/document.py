@@ -1,6 +1,7 @@
 """The paper's result tables with our numbers, and results/REPORT.md (paper vs reproduced)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -141,6 +142,22 @@ def protocol_differences(config: dict) -> list[str]:
         if missing:
             out.append(f"{kind} datasets left out: {', '.join(missing)}")
     return out
+
+
+def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:
+    """How REPORT.md names the config files ``paths`` (relative ones are relative to the working
+    directory): POSIX paths relative to the repository ``root``; a file outside it by its name, marked
+    so, with the first 12 hex digits of its sha256. Never a path of the machine that ran the workflow."""
+    root = Path(root).resolve()
+    names = []
+    for f in paths:
+        path = Path(f).resolve()
+        if path.is_relative_to(root):
+            names.append(path.relative_to(root).as_posix())
+        else:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "unread"
+            names.append(f"{path.name} (outside the repository, sha256 {digest})")
+    return names
 
 
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],

@@ -4,7 +4,7 @@ import copy
 import yaml
 from repo_paths import ROOT
 
-from repset.report.document import protocol_differences
+from repset.report.document import config_file_names, protocol_differences
 
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
@@ -52,3 +52,16 @@ def test_ranks_put_lower_error_and_higher_accuracy_first():
     assert r.loc[("BBCSPORT", "RepSet"), "rank ours"] == 1 and r.loc[("BBCSPORT", "ApproxRepSet"), "rank ours"] == 3
     assert r.loc[("MUTAG", "RepSet"), "rank ours"] == 2 and r.loc[("MUTAG", "RepSet"), "of"] == 2
     assert r.loc[("BBCSPORT", "RepSet"), "rank paper"] is not None
+
+
+def test_config_files_are_named_relative_to_the_repository_never_by_a_machine_path(tmp_path, monkeypatch):
+    repo, outside = tmp_path / "clone", tmp_path / "elsewhere"
+    (repo / "profiles").mkdir(parents=True)
+    outside.mkdir()
+    (repo / "profiles" / "quick.yaml").write_text("a: 1\n")
+    (outside / "mine.yaml").write_text("b: 2\n")
+    monkeypatch.chdir(repo / "profiles")
+    names = config_file_names(["quick.yaml", repo / "config.yaml", outside / "mine.yaml"], repo)
+    assert names[:2] == ["profiles/quick.yaml", "config.yaml"]
+    assert names[2] == "mine.yaml (outside the repository, sha256 d4eed209fa44)"
+    assert not any(str(tmp_path) in n for n in names)

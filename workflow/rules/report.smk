@@ -1,3 +1,6 @@
+from repset.report.document import config_file_names
+
+
 rule wmd:
     input:
         store=lambda w: store_path(w.dataset, config),
@@ -88,8 +91,9 @@ rule report:
     params:
         text=[d for d in DATASETS if d in TEXT],
         graph=[d for d in DATASETS if d not in TEXT],
-        # relative to the workflow's root where they lie inside it (a committed REPORT names no machine's paths)
-        configfiles=[os.path.relpath(f) if not os.path.relpath(f).startswith("..") else str(f) for f in workflow.configfiles],
+        # relative to the repository (the Snakefile's parent folder); a file outside it by name and sha256:
+        # a committed REPORT names no machine's paths
+        configfiles=config_file_names(workflow.configfiles, Path(workflow.basedir).parent),
         init_baseline=configured_init(config) if INIT_STUDY else None,
         latent_by_init="results/tables/latent_sets_by_init.md" if INIT_STUDY.get("latent_sets") else None,
     script:
