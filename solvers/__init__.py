@@ -21,6 +21,7 @@ _REGISTRY: dict[str, str | type[MatchingSolver]] = {
     "auction": "solvers.auction:AuctionSolver",
     "lp": "solvers.lp:LPSolver",
     "brute": "solvers.brute_force:BruteForceSolver",
+    "cuda": "solvers.cuda:CudaSolver",
 }
 
 

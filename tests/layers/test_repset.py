@@ -147,3 +147,26 @@ def test_default_solver_is_numba_where_installed_and_equals_scipy():
     x_ref = reference(V, lengths)
     (grad_ref,) = torch.autograd.grad(x_ref.sum(), V)
     assert torch.allclose(x, x_ref, rtol=1e-12, atol=1e-12) and torch.allclose(grad, grad_ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device"))])
+@pytest.mark.parametrize("grad_mode", ["sparse", "dense"])
+def test_cuda_solver_gives_scipys_values_and_gradients(device, grad_mode):
+    """solver="cuda" keeps F and the pairs on the tensors' device (CPU tensors in CI): the same values and
+    gradients as scipy's, on ragged padded batches and on sets given as distinct elements + ids."""
+    torch.manual_seed(8)
+    layer = RepSet(5, 4, [2, 4, 7, 30], solver="cuda", grad_mode=grad_mode).double().to(device)
+    reference = RepSet(5, 4, [2, 4, 7, 30], solver="scipy", grad_mode=grad_mode).double()
+    reference.load_state_dict(layer.state_dict())
+    V, lengths = random_batch(B=6, N=12, seed=8)
+    E, ids = torch.randn(9, 5, dtype=torch.float64), torch.randint(0, 9, (6, 12))
+    for args, kwargs in [((V, lengths), {}), ((E, lengths), {"element_ids": ids})]:
+        results = []
+        for model, where in [(layer, device), (reference, "cpu")]:
+            X = args[0].to(where).requires_grad_(True)
+            x = model(X, args[1].to(where), **{key: t.to(where) for key, t in kwargs.items()})
+            g = torch.linspace(-1, 1, x.numel(), dtype=x.dtype, device=where).view_as(x)
+            results.append([t.cpu() for t in (x, *torch.autograd.grad(x, (X, model.weight), g))])
+        for got, expected in zip(*results):
+            assert torch.allclose(got, expected, rtol=1e-12, atol=1e-12)
