@@ -69,3 +69,12 @@ def test_case_variants_of_dataset_names_are_accepted():
     config = copy.deepcopy(CONFIG)
     config["sensitivity"], config["wmd"]["datasets"] = ["TWITTER"], ["BBCSport", "r8"]
     check_config(config)
+
+
+def test_the_cuda_solver_is_usable_from_the_config():
+    """``solver: cuda`` with ``train.device: cuda`` passes on any machine: jobs may run on another (a GPU node);
+    the solver itself runs on the tensors' device, the CPU included."""
+    config = copy.deepcopy(CONFIG)
+    config["solver"] = "cuda"
+    config["train"]["device"] = "cuda"
+    check_config(config)
