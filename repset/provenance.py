@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
+import re
 import subprocess
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -44,8 +46,56 @@ def git_commit(path: str | Path = ".") -> str | None:
         return None
 
 
-def provenance(config: dict | None = None, seed: int | None = None, **extra) -> dict:
-    """A provenance block for a JSON record."""
+#: environment variables that choose the kernels torch and MKL dispatch to (recorded where set)
+KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: CPU flags that change which kernels run (vector width, matrix units)
+KERNEL_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16")
+
+
+def cpu_description(cpuinfo: str | None = None) -> dict:
+    """The CPU as ``/proc/cpuinfo`` names it: ``model`` (e.g. "AMD EPYC"), ``vendor``, ``family``/``model_id``
+    and which of :data:`KERNEL_FLAGS` it has (``platform.processor()`` where there is no /proc/cpuinfo)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return {"model": platform.processor() or None, "vendor": None, "flags": []}
+    first = cpuinfo.split("\n\n", 1)[0]
+    field = {m.group(1).strip(): m.group(2).strip() for m in re.finditer(r"^([^:\n]+):(.*)$", first, re.M)}
+    flags = set(field.get("flags", "").split())
+    return {"model": field.get("model name"), "vendor": field.get("vendor_id"), "family": field.get("cpu family"),
+            "model_id": field.get("model"), "flags": [f for f in KERNEL_FLAGS if f in flags]}
+
+
+def blas_description() -> str | None:
+    """The BLAS torch was built with, from ``torch.__config__.show()`` (e.g. "oneMKL 2024.2"; None if unnamed)."""
+    import torch
+
+    shown = torch.__config__.show()
+    mkl = re.search(r"Math Kernel Library Version ([\w.]+)", shown)
+    if mkl:
+        return f"MKL {mkl.group(1)}"
+    blas = re.search(r"BLAS_INFO=(\w+)", shown)
+    return blas.group(1) if blas else None
+
+
+def machine(device: str = "cpu") -> dict:
+    """Where a run ran, as far as it changes its floats: the CPU (model, vendor, kernel flags), the kernels
+    torch dispatches to (``torch.backends.cpu.get_cpu_capability()``: "DEFAULT", "AVX2", "AVX512"), the BLAS,
+    the kernel-choosing environment variables that are set, the thread count and the device (with the GPU's
+    name on CUDA)."""
+    import torch
+
+    out = {"cpu": cpu_description(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+           "blas": blas_description(), "kernel_env": {k: os.environ[k] for k in KERNEL_ENV if k in os.environ},
+           "torch_threads": torch.get_num_threads(), "device": device}
+    if torch.device(device).type == "cuda" and torch.cuda.is_available():
+        out["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    return out
+
+
+def provenance(config: dict | None = None, seed: int | None = None, device: str | None = None, **extra) -> dict:
+    """A provenance block for a JSON record; with ``device`` (a training run's), also :func:`machine`."""
     import torch
 
     return {
@@ -58,5 +108,6 @@ def provenance(config: dict | None = None, seed: int | None = None, **extra) -> 
         "torch_threads": torch.get_num_threads(),
         # the installed package's checkout, else (a non-editable install) the workflow's, run from its root
         "git_commit": git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()),
+        **({"machine": machine(device)} if device is not None else {}),
         **extra,
     }

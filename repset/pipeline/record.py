@@ -1,26 +1,31 @@
 """The reproduction on record: finished run records kept compactly in the repository, and restored.
 
 ``export_records`` packs ``results/runs/<dataset>/...`` into ``<out>/records/<dataset>.tar.gz`` (one
-archive per dataset, deterministic: sorted names, no timestamps, so an unchanged record set gives the
-same bytes) and writes ``<out>/runs.csv``, one row per run (the aggregate's columns plus provenance).
-``restore_records`` unpacks them into a checkout's ``results/runs``; then ``snakemake --touch`` marks
-them up to date and any target continues from them::
+archive per dataset, named in lower case; deterministic: sorted names, no timestamps, so an unchanged
+record set gives the same bytes), copies the dataset's WMD result (``results/wmd/<dataset>.json``) to
+``<out>/wmd/``, writes ``<out>/records/SHA256SUMS`` (``sha256sum -c`` format) and rebuilds
+``<out>/runs.csv`` from every archive, one row per run. ``restore_records`` checks the archives against
+that manifest, decompresses each whole (gzip's CRC and length), parses every member as a record, and only
+then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
 
     python -m repset.pipeline.record export results/runs reproduction
-    python -m repset.pipeline.record restore reproduction results/runs
+    python -m repset.pipeline.record restore reproduction results/runs [--dataset NAME ...]
     python -m repset.pipeline.record verify reproduction --runs 3 --seed 1    # rerun 3 random jobs, compare
 
-``verify_records`` reruns randomly drawn recorded jobs from their stores (which must be built, with the
-recorded sha256) and compares every recorded field but the timings and where the record was made.
+Nothing is written from a damaged archive, and ``export`` refuses to drop runs an archive already holds
+(``allow_drop`` to replace it by fewer).
 """
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import io
 import json
 import os
+import re
 import tarfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -28,165 +33,279 @@ import pandas as pd
 from repset.io import atomic_path
 from repset.protocol.selection import records_frame
 
-__all__ = ["export_records", "restore_records", "verify_records", "NOT_COMPARED"]
+__all__ = ["export_records", "restore_records", "read_archive", "RecordError", "MANIFEST"]
 
-#: record fields a rerun is not expected to repeat: wall-clock timings and where and when it ran
-NOT_COMPARED = {"train_seconds", "epoch_seconds_median", "provenance", "store", "store_meta", "torch_threads"}
+MANIFEST = "SHA256SUMS"
+#: the fields every run record has; a grid choice (``<model>/grid_seed<s>.json``) has GRID_FIELDS
+RUN_FIELDS = ("dataset", "model", "point", "split", "seed", "val", "test", "train_config", "epochs_run",
+              "best_epoch", "train_seconds", "store_meta", "provenance")
+GRID_FIELDS = ("dataset", "model", "seed", "point", "per_split")
+RECOVER = ("restore it from git (`git checkout -- {path}`) or re-export it from a complete results/runs "
+           "(`python -m repset.pipeline.record export results/runs {folder}`)")
 
 
-def _records(runs_dir: Path, dataset: str) -> list[Path]:
-    return sorted(p for p in (runs_dir / dataset).rglob("*.json") if p.is_file() and not p.name.startswith("."))
+class RecordError(ValueError):
+    """A record archive, member or folder that cannot be trusted; the message names it and how to recover."""
 
 
-def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike) -> pd.DataFrame:
-    """Pack every dataset's records under ``runs_dir`` into ``out_dir/records/<dataset>.tar.gz`` and write
-    ``out_dir/runs.csv`` (run records only; grid choices travel in the archives). Returns the table."""
+def archive_name(dataset: str) -> str:
+    """``<dataset>.tar.gz`` in lower case (``MUTAG`` -> ``mutag.tar.gz``)."""
+    return f"{dataset.lower()}.tar.gz"
+
+
+def check_record(name: str, data: bytes) -> dict:
+    """Parse member ``name`` (``<dataset>/<model>/<point>/split<k>_seed<s>.json`` or
+    ``<dataset>/<model>/grid_seed<s>.json``) and check that it is a record whose fields agree with its path."""
+    try:
+        record = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise RecordError(f"{name}: not valid JSON ({err})") from None
+    parts = Path(name).parts
+    grid = re.fullmatch(r"grid_seed(\d+)\.json", parts[-1])
+    fields = GRID_FIELDS if grid else RUN_FIELDS
+    missing = [k for k in fields if not isinstance(record, dict) or k not in record]
+    if missing:
+        raise RecordError(f"{name}: not a {'grid choice' if grid else 'run record'}: lacks {', '.join(missing)}")
+    wrong = []
+    if parts[0] != record["dataset"] or parts[1] != record["model"]:
+        wrong.append(f"dataset/model {record['dataset']}/{record['model']}")
+    if grid:
+        wrong += [f"seed {record['seed']}"] * (int(grid.group(1)) != record["seed"]) + [f"{len(parts)} path parts"] * (len(parts) != 3)
+    else:
+        if len(parts) != 4 or parts[3] != f"split{record['split']}_seed{record['seed']}.json":
+            wrong.append(f"split {record['split']} seed {record['seed']}")
+        elif parts[2] != record["point"] and not (parts[2] == "chosen" and record.get("grid_choice")):
+            wrong.append(f"point {record['point']}")
+        for part in ("val", "test"):
+            error = (record[part] or {}).get("error") if part == "test" or record[part] else 0.0
+            if not isinstance(error, (int, float)) or not 0.0 <= error <= 1.0:
+                wrong.append(f"{part} error {error!r}")
+    if wrong:
+        raise RecordError(f"{name}: its fields disagree with its path ({'; '.join(wrong)})")
+    return record
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_manifest(record_dir: Path) -> dict[str, str]:
+    """``records/SHA256SUMS`` as {archive name: sha256} ({} when there is none)."""
+    path = record_dir / "records" / MANIFEST
+    if not path.exists():
+        return {}
+    out = {}
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        match = re.fullmatch(r"([0-9a-f]{64})\s+\*?(\S+)", line.strip())
+        if not match:
+            raise RecordError(f"{path}:{i}: not a sha256sum line: {line!r}")
+        out[match.group(2)] = match.group(1)
+    return out
+
+
+def read_archive(archive: Path, expected_sha256: str | None = None) -> dict[str, bytes]:
+    """Every member of ``archive`` as {name: bytes}, after checking the whole file: its sha256 against the
+    manifest's, gzip's CRC and length, the tar structure, and each member as a record (:func:`check_record`).
+    Raises :class:`RecordError` naming the archive, what is wrong and how to recover."""
+    folder = archive.parent.parent
+    recover = RECOVER.format(path=archive, folder=folder)
+    raw = archive.read_bytes()
+    if expected_sha256 is not None and _sha256(raw) != expected_sha256:
+        raise RecordError(f"{archive}: sha256 differs from {folder / 'records' / MANIFEST} (changed or damaged); {recover}")
+    try:
+        payload = gzip.decompress(raw)             # the whole stream: CRC and length are checked at its end
+        members = {}
+        with tarfile.open(fileobj=io.BytesIO(payload), mode="r:") as tar:
+            for member in tar.getmembers():
+                path = Path(member.name)
+                if not member.isfile() or path.is_absolute() or ".." in path.parts:
+                    raise RecordError(f"{archive}: unexpected member {member.name!r}; {recover}")
+                members[member.name] = tar.extractfile(member).read()
+    except (OSError, EOFError, zlib.error, tarfile.TarError) as err:
+        raise RecordError(f"{archive}: damaged archive ({type(err).__name__}: {err}); {recover}") from None
+    for name, data in members.items():
+        try:
+            check_record(name, data)
+        except RecordError as err:
+            raise RecordError(f"{archive}: member {err}; {recover}") from None
+    return members
+
+
+def _archives(record_dir: Path, datasets: list[str] | None) -> list[Path]:
+    """``record_dir/records/*.tar.gz`` (of ``datasets`` only where given, matched case-insensitively), in
+    name order; RecordError when there are none or a named dataset has none."""
+    found = sorted((record_dir / "records").glob("*.tar.gz"))
+    if not found:
+        raise RecordError(f"{record_dir}: no records/*.tar.gz here; pass the record folder (e.g. reproduction), "
+                          "not results/runs or records/")
+    if datasets is None:
+        return found
+    by_name = {a.name.removesuffix(".tar.gz").lower(): a for a in found}
+    unknown = [d for d in datasets if d.lower() not in by_name]
+    if unknown:
+        raise RecordError(f"{record_dir}: no archive for dataset(s) {', '.join(unknown)}; archives: {', '.join(sorted(by_name))}")
+    return [by_name[d.lower()] for d in dict.fromkeys(datasets)]
+
+
+def checked_archives(record_dir: str | os.PathLike, datasets: list[str] | None = None) -> dict[Path, dict[str, bytes]]:
+    """Every selected archive read and checked (:func:`read_archive`) against the folder's manifest, which
+    must list each of them."""
+    record_dir = Path(record_dir)
+    archives = _archives(record_dir, datasets)
+    manifest = read_manifest(record_dir)
+    if not manifest:
+        raise RecordError(f"{record_dir / 'records' / MANIFEST} is missing: archives cannot be checked; re-export "
+                          "the folder or write it with `sha256sum *.tar.gz > SHA256SUMS` from archives you trust")
+    unlisted = [a.name for a in archives if a.name not in manifest]
+    if unlisted:
+        raise RecordError(f"{record_dir / 'records' / MANIFEST} does not list {', '.join(unlisted)}")
+    return {a: read_archive(a, manifest[a.name]) for a in archives}
+
+
+def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False,
+                    datasets: list[str] | None = None) -> list[Path]:
+    """Unpack ``record_dir/records/*.tar.gz`` (only ``datasets``' archives when given) into ``runs_dir`` and
+    each dataset's ``record_dir/wmd/<dataset>.json`` into ``runs_dir/../wmd``. Every archive is checked
+    whole before anything is written; existing files are kept unless ``overwrite`` (a differing one raises).
+    Returns the files written.
+
+    Snakemake takes a record as done when it is newer than its store: build the stores first."""
+    record_dir, runs_dir = Path(record_dir), Path(runs_dir)
+    planned: dict[Path, bytes] = {}
+    for archive, members in checked_archives(record_dir, datasets).items():
+        for name, data in members.items():
+            planned[runs_dir / name] = data
+        for dataset in {Path(name).parts[0] for name in members}:
+            wmd = record_dir / "wmd" / f"{dataset}.json"
+            if wmd.exists():
+                try:
+                    json.loads(wmd.read_bytes())
+                except json.JSONDecodeError as err:
+                    raise RecordError(f"{wmd}: not valid JSON ({err}); {RECOVER.format(path=wmd, folder=record_dir)}") from None
+                planned[runs_dir.parent / "wmd" / wmd.name] = wmd.read_bytes()
+    conflicts = [t for t, data in planned.items() if t.exists() and not overwrite and t.read_bytes() != data]
+    if conflicts:
+        raise RecordError(f"{len(conflicts)} local file(s) differ from the record, e.g. {conflicts[0]}; "
+                          "pass overwrite=True (--overwrite) to replace them")
+    written = []
+    for target, data in sorted(planned.items()):
+        if target.exists() and target.read_bytes() == data:
+            continue
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(data)
+        written.append(target)
+    return written
+
+
+def _pack(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as gz:
+        with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for name in sorted(members):
+                info = tarfile.TarInfo(name)
+                info.size, info.mode, info.mtime = len(members[name]), 0o644, 0
+                tar.addfile(info, io.BytesIO(members[name]))
+    return buffer.getvalue()
+
+
+def _local_members(runs_dir: Path, dataset: str) -> dict[str, bytes]:
+    """The dataset's record files under ``runs_dir``, each checked (:func:`check_record`, naming the file)."""
+    members = {}
+    for path in sorted((runs_dir / dataset).rglob("*.json")):
+        if path.is_file() and not path.name.startswith("."):
+            name = str(path.relative_to(runs_dir))
+            try:
+                check_record(name, path.read_bytes())
+            except RecordError as err:
+                raise RecordError(f"{runs_dir}/{err}; delete or rerun it before exporting") from None
+            members[name] = path.read_bytes()
+    return members
+
+
+def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allow_drop: bool = False) -> pd.DataFrame:
+    """Pack every dataset's records under ``runs_dir`` into ``out_dir/records/<dataset>.tar.gz`` (and its WMD
+    result), refresh the manifest and rebuild ``out_dir/runs.csv`` from all archives. Every local record is
+    checked first; an archive that holds runs ``runs_dir`` lacks is kept (RecordError) unless ``allow_drop``.
+    Archives of datasets absent from ``runs_dir`` are left as they are. Returns the runs table."""
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
-    rows = []
+    if not runs_dir.is_dir():
+        raise RecordError(f"{runs_dir}: no such folder of run records")
+    existing = checked_archives(out_dir) if list((out_dir / "records").glob("*.tar.gz")) else {}
+    existing_by_name = {a.name: m for a, m in existing.items()}
+    packed: dict[str, bytes] = {}
     for dataset in sorted(p.name for p in runs_dir.iterdir() if p.is_dir()):
-        files = _records(runs_dir, dataset)
-        buffer = io.BytesIO()
-        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as gz:
-            with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                for path in files:
-                    data = path.read_bytes()
-                    info = tarfile.TarInfo(str(path.relative_to(runs_dir)))
-                    info.size, info.mode, info.mtime = len(data), 0o644, 0
-                    tar.addfile(info, io.BytesIO(data))
-        with atomic_path(out_dir / "records" / f"{dataset}.tar.gz") as tmp:
-            tmp.write_bytes(buffer.getvalue())
-        for path in files:
-            record = json.loads(path.read_text())
-            if "test" not in record:          # a grid choice, not a run
-                continue
-            row = records_frame([record]).iloc[0].to_dict()
-            prov = record.get("provenance", {})
-            rows.append({**row, "best_epoch": record["best_epoch"], "train_seconds": record["train_seconds"],
-                         "device": record.get("train_config", {}).get("device"),
-                         "git_commit": prov.get("git_commit"), "config_sha256": prov.get("config_sha256"),
-                         "store_sha256": record.get("store_meta", {}).get("sha256"),
-                         "path": str(path.relative_to(runs_dir))})
-    table = pd.DataFrame(rows)
+        members = _local_members(runs_dir, dataset)
+        old = existing_by_name.get(archive_name(dataset), {})
+        dropped = sorted(set(old) - set(members))
+        if dropped and not allow_drop:
+            raise RecordError(f"{runs_dir / dataset} lacks {len(dropped)} of the {len(old)} records in "
+                              f"{out_dir / 'records' / archive_name(dataset)} (e.g. {dropped[0]}); restore them first "
+                              "(`record restore`), or pass allow_drop=True (--allow-drop) to replace the archive by fewer")
+        if members:
+            packed[archive_name(dataset)] = _pack(members)
+    for name, data in packed.items():
+        for stale in (out_dir / "records").glob("*.tar.gz"):        # an archive named in another case
+            if stale.name != name and stale.name.lower() == name:
+                stale.unlink()
+        with atomic_path(out_dir / "records" / name) as tmp:
+            tmp.write_bytes(data)
+        wmd = runs_dir.parent / "wmd" / name.replace(".tar.gz", ".json")
+        for candidate in (wmd, *(runs_dir.parent / "wmd").glob("*.json")):
+            if candidate.exists() and candidate.name.lower() == wmd.name:
+                json.loads(candidate.read_bytes())
+                with atomic_path(out_dir / "wmd" / candidate.name) as tmp:
+                    tmp.write_bytes(candidate.read_bytes())
+                break
+    archives = sorted((out_dir / "records").glob("*.tar.gz"))
+    with atomic_path(out_dir / "records" / MANIFEST) as tmp:
+        tmp.write_text("".join(f"{_sha256(a.read_bytes())}  {a.name}\n" for a in archives))
+    table = runs_table(out_dir)
     with atomic_path(out_dir / "runs.csv") as tmp:
         table.to_csv(tmp, index=False)
     return table
 
 
-def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False,
-                    datasets: list[str] | None = None) -> list[Path]:
-    """Unpack ``record_dir/records/*.tar.gz`` (only ``datasets``' archives when given) into ``runs_dir``;
-    existing files are kept unless ``overwrite`` (a differing one raises). Returns the files written.
-
-    Snakemake takes a record as done when it is newer than its store: build the stores first."""
-    runs_dir, written = Path(runs_dir), []
-    for archive in _archives(record_dir, datasets):
-        with tarfile.open(archive, "r:gz") as tar:
-            for member in tar.getmembers():
-                if not member.isfile() or Path(member.name).is_absolute() or ".." in Path(member.name).parts:
-                    raise ValueError(f"{archive}: unexpected member {member.name!r}")
-                data = tar.extractfile(member).read()
-                target = runs_dir / member.name
-                if target.exists() and not overwrite:
-                    if target.read_bytes() != data:
-                        raise ValueError(f"{target} differs from {archive}:{member.name}; pass overwrite=True to replace it")
-                    continue
-                with atomic_path(target) as tmp:
-                    tmp.write_bytes(data)
-                written.append(target)
-    return written
-
-
-def _archives(record_dir: str | os.PathLike, datasets: list[str] | None) -> list[Path]:
-    """``record_dir/records/<dataset>.tar.gz``, of ``datasets`` only where given, in name order."""
-    return [a for a in sorted((Path(record_dir) / "records").glob("*.tar.gz"))
-            if datasets is None or a.name.removesuffix(".tar.gz") in datasets]
-
-
-def _differs(old, new) -> bool:
-    """True when ``new`` differs from the recorded ``old``; keys that newer code adds to a dict do not count."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        return any(key not in new or _differs(value, new[key]) for key, value in old.items())
-    return old != new
-
-
-def _added(old: dict, new: dict, prefix: str = "") -> list[str]:
-    """Dotted names of the keys ``new`` has and ``old`` lacks (at any depth)."""
-    names = []
-    for key, value in new.items():
-        if key not in old:
-            names.append(prefix + key)
-        elif isinstance(value, dict) and isinstance(old[key], dict):
-            names += _added(old[key], value, f"{prefix}{key}.")
-    return sorted(names)
-
-
-def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
-                   device: str = "cpu") -> pd.DataFrame:
-    """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
-    all) made on ``device``, each from its recorded store, settings, grid choice and thread count; one row per job:
-    its path, whether every compared field is identical, the fields that differ, the fields the rerun
-    adds (newer code) and the rerun's seconds."""
-    import random
-    import tempfile
-
-    from repset.datasets.store import read_sidecar
-    from repset.pipeline.train import train_split
-    from repset.protocol.jobs import CHOSEN, Run
-    from repset.threads import set_threads
-
-    members = []
-    for archive in _archives(record_dir, datasets):
-        with tarfile.open(archive) as tar:
-            for member in tar.getmembers():
-                if member.isfile():
-                    record = json.loads(tar.extractfile(member).read())
-                    if "train_config" in record and record["train_config"].get("device", "cpu") == device:   # runs only
-                        members.append((member.name, record))
-    if len(members) < runs:
-        raise ValueError(f"{record_dir}: {len(members)} {device} records, fewer than the {runs} asked for")
+def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
+    """One row per run of every archive in ``record_dir`` (checked): the aggregate's columns plus provenance."""
     rows = []
-    for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
-        store = record["store"]
-        current = read_sidecar(store).get("sha256")
-        if current and current != record["store_meta"].get("sha256"):
-            raise ValueError(f"{store}: sha256 differs from the one {name} was trained on; rebuild it as recorded")
-        run = Run(record["dataset"], record["model"], CHOSEN if record["grid_choice"] else record["point"],
-                  record["split"], record["seed"])
-        set_threads(record.get("torch_threads", 1))        # as recorded: float sums depend on the thread count
-        with tempfile.TemporaryDirectory() as tmp:
-            choice = None
-            if record["grid_choice"]:
-                choice = Path(tmp) / "grid_choice.json"
-                choice.write_text(json.dumps(record["grid_choice"]))
-            rerun = train_split(store, run, record["provenance"]["config"], Path(tmp) / "record.json", choice=choice)
-        differ = sorted(k for k in record if k not in NOT_COMPARED and _differs(record[k], rerun.get(k)))
-        rows.append({"record": name, "identical": not differ, "differing fields": ", ".join(differ) or "-",
-                     "fields added by this code": ", ".join(_added(record, rerun)) or "-",
-                     "seconds": round(rerun["train_seconds"], 1)})
+    for archive, members in checked_archives(record_dir).items():
+        for name, data in sorted(members.items()):
+            record = json.loads(data)
+            if "test" not in record:          # a grid choice, not a run
+                continue
+            prov = record.get("provenance", {})
+            rows.append({**records_frame([record]).iloc[0].to_dict(), "best_epoch": record["best_epoch"],
+                         "train_seconds": record["train_seconds"],
+                         "device": record.get("train_config", {}).get("device"),
+                         "cpu_capability": prov.get("machine", {}).get("torch_cpu_capability"),
+                         "git_commit": prov.get("git_commit"), "config_sha256": prov.get("config_sha256"),
+                         "store_sha256": record.get("store_meta", {}).get("sha256"), "path": name})
     return pd.DataFrame(rows)
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
+    from repset.pipeline.verify import add_verify_arguments, run_verify
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="pack results/runs into a record folder")
     ex.add_argument("runs_dir"), ex.add_argument("out_dir")
-    re = sub.add_parser("restore", help="unpack a record folder into results/runs")
-    re.add_argument("record_dir"), re.add_argument("runs_dir"), re.add_argument("--overwrite", action="store_true")
-    re.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
-    ve = sub.add_parser("verify", help="rerun random recorded jobs and compare their records")
-    ve.add_argument("record_dir"), ve.add_argument("--runs", type=int, default=3), ve.add_argument("--seed", type=int, default=0)
-    ve.add_argument("--dataset", action="append", help="draw from this dataset's records only (repeatable)")
+    ex.add_argument("--allow-drop", action="store_true", help="replace an archive by fewer records than it holds")
+    re_ = sub.add_parser("restore", help="unpack a record folder into results/runs")
+    re_.add_argument("record_dir"), re_.add_argument("runs_dir"), re_.add_argument("--overwrite", action="store_true")
+    re_.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
+    add_verify_arguments(sub.add_parser("verify", help="rerun random recorded jobs and compare their records"))
     args = parser.parse_args(argv)
-    if args.command == "export":
-        print(f"{len(export_records(args.runs_dir, args.out_dir))} runs exported to {args.out_dir}")
-    elif args.command == "verify":
-        table = verify_records(args.record_dir, args.runs, args.seed, args.dataset)
-        print(table.to_markdown(index=False))
-        raise SystemExit(0 if table["identical"].all() else 1)
-    else:
-        written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
-        print(f"{len(written)} records restored")
+    try:
+        if args.command == "export":
+            print(f"{len(export_records(args.runs_dir, args.out_dir, args.allow_drop))} runs on record in {args.out_dir}")
+        elif args.command == "verify":
+            raise SystemExit(run_verify(args))
+        else:
+            written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
+            print(f"{len(written)} files restored (the others were already present and equal)")
+    except RecordError as err:
+        raise SystemExit(f"error: {err}") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

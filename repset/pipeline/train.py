@@ -70,7 +70,7 @@ def run_record(store: str, run: Run, point: str, options: dict, settings: dict, 
     store_meta = {k: v for k, v in meta.items() if k not in STORE_ARRAYS}   # the sidecar: sha256, sizes, provenance
     result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
               "seed": run.seed, **(extra or {}), "store": str(store), "store_meta": store_meta,
-              "provenance": provenance(settings, seed=run.seed, solver=options.get("solver"))}
+              "provenance": provenance(settings, seed=run.seed, device=train.device, solver=options.get("solver"))}
     log.info("%s %s split %d %s seed %d: val %.4f test %.4f (%d epochs, %.1f s)", run.dataset, run.model, run.split,
              point, run.seed, record["val"]["error"], record["test"]["error"], record["epochs_run"],
              record["train_seconds"])

@@ -1,114 +1,172 @@
-"""Run records packed into the repository and restored: same files, same bytes, conflicts named."""
+"""Run records packed into the repository and restored: same files, same bytes; damage, tampering, wrong
+folders and partial exports are refused before anything is written."""
+import gzip
+import io
 import json
+import random
+import tarfile
 
 import pandas as pd
 import pytest
 
-from repset.pipeline.record import export_records, restore_records
+from repset.pipeline.record import MANIFEST, RecordError, check_record, export_records, restore_records
 
 
-def record(dataset, model, point, split):
+def record(dataset, model, point, split, error=0.2):
     return {"dataset": dataset, "model": model, "point": point, "split": split, "seed": 0,
-            "train_config": {"seed": 0}, "val": {"error": 0.1, "loss": 0.3}, "test": {"error": 0.2, "accuracy": 0.8},
-            "epoch_seconds_median": 0.5, "epochs_run": 7, "best_epoch": 3, "train_seconds": 4.0,
+            "train_config": {"seed": 0}, "val": {"error": 0.1, "loss": 0.3}, "test": {"error": error, "accuracy": 1 - error},
+            "epoch_seconds_median": 0.5, "epochs_run": 7, "best_epoch": 3, "train_seconds": 4.0, "grid_choice": None,
             "store_meta": {"sha256": "ab" * 32}, "provenance": {"git_commit": "c0ffee", "config_sha256": "12" * 32}}
+
+
+RUNS = [("bbcsport", "repset", "k10-m20", 0), ("bbcsport", "repset", "k10-m20", 1), ("MUTAG", "deepsets", "default", 0)]
 
 
 @pytest.fixture
 def runs(tmp_path):
     root = tmp_path / "results" / "runs"
-    for dataset, model, point, split in [("bbcsport", "repset", "k10-m20", 0), ("bbcsport", "repset", "chosen", 1),
-                                         ("MUTAG", "deepsets", "default", 0)]:
+    for dataset, model, point, split in RUNS:
         path = root / dataset / model / point / f"split{split}_seed0.json"
-        path.parent.mkdir(parents=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record(dataset, model, point, split), indent=2))
-    (root / "bbcsport" / "repset" / "grid_seed0.json").write_text(json.dumps({"point": "k10-m20"}))
+    (root / "bbcsport" / "repset" / "grid_seed0.json").write_text(json.dumps(
+        {"dataset": "bbcsport", "model": "repset", "seed": 0, "point": "k10-m20", "per_split": {"0": "k10-m20"}}))
+    (tmp_path / "results" / "wmd").mkdir()
+    (tmp_path / "results" / "wmd" / "bbcsport.json").write_text(json.dumps({"dataset": "bbcsport", "splits": []}))
     return root
+
+
+def files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.exists() else {}
 
 
 def test_export_then_restore_gives_the_same_files(runs, tmp_path):
     table = export_records(runs, tmp_path / "reproduction")
-    assert sorted((tmp_path / "reproduction" / "records").iterdir()) == [
-        tmp_path / "reproduction" / "records" / "MUTAG.tar.gz", tmp_path / "reproduction" / "records" / "bbcsport.tar.gz"]
+    records = tmp_path / "reproduction" / "records"
+    assert sorted(p.name for p in records.iterdir()) == [MANIFEST, "bbcsport.tar.gz", "mutag.tar.gz"]   # lower case
     assert len(table) == 3 and set(table["git_commit"]) == {"c0ffee"}            # the grid choice is no run
     assert len(pd.read_csv(tmp_path / "reproduction" / "runs.csv")) == 3
+    assert (tmp_path / "reproduction" / "wmd" / "bbcsport.json").exists()
     fresh = tmp_path / "clone" / "results" / "runs"
     written = restore_records(tmp_path / "reproduction", fresh)
-    assert len(written) == 4
+    assert len(written) == 5                                                     # 4 records and the WMD result
     for path in runs.rglob("*.json"):
         assert (fresh / path.relative_to(runs)).read_bytes() == path.read_bytes()
+    assert (fresh.parent / "wmd" / "bbcsport.json").read_bytes() == (runs.parent / "wmd" / "bbcsport.json").read_bytes()
     assert restore_records(tmp_path / "reproduction", fresh) == []                # nothing to do twice
 
 
 def test_archives_are_deterministic(runs, tmp_path):
     export_records(runs, tmp_path / "a")
     export_records(runs, tmp_path / "b")
-    for name in ("MUTAG.tar.gz", "bbcsport.tar.gz"):
-        assert (tmp_path / "a" / "records" / name).read_bytes() == (tmp_path / "b" / "records" / name).read_bytes()
+    assert files(tmp_path / "a" / "records") == files(tmp_path / "b" / "records")
 
 
 def test_a_differing_local_record_is_not_overwritten_silently(runs, tmp_path):
     export_records(runs, tmp_path / "reproduction")
     target = runs / "MUTAG" / "deepsets" / "default" / "split0_seed0.json"
     target.write_text("{}")
-    with pytest.raises(ValueError, match="split0_seed0.json differs from"):
+    with pytest.raises(ValueError, match="split0_seed0.json"):
         restore_records(tmp_path / "reproduction", runs)
     restore_records(tmp_path / "reproduction", runs, overwrite=True)
     assert json.loads(target.read_text())["model"] == "deepsets"
 
 
-def test_restore_can_take_one_dataset(runs, tmp_path):
+def test_restore_can_take_one_dataset_in_any_case(runs, tmp_path):
     export_records(runs, tmp_path / "reproduction")
     fresh = tmp_path / "clone"
-    written = restore_records(tmp_path / "reproduction", fresh, datasets=["MUTAG"])
+    written = restore_records(tmp_path / "reproduction", fresh, datasets=["mutag"])
     assert [p.relative_to(fresh).parts[0] for p in written] == ["MUTAG"]
 
 
-def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatch):
-    import yaml
+def test_no_bit_flip_restores_anything(runs, tmp_path):
+    export_records(runs, tmp_path / "reproduction")
+    archive = tmp_path / "reproduction" / "records" / "bbcsport.tar.gz"
+    clean, rng = archive.read_bytes(), random.Random(0)
+    for _ in range(30):
+        damaged = bytearray(clean)
+        damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+        archive.write_bytes(bytes(damaged))
+        with pytest.raises(RecordError, match="bbcsport.tar.gz"):
+            restore_records(tmp_path / "reproduction", tmp_path / "fresh")
+        assert files(tmp_path / "fresh") == {}                              # not even the intact MUTAG archive
+
+
+def repack(archive, edit):
+    """Rewrite ``archive`` with ``edit(members)`` applied, as a tamperer would (valid gzip and tar)."""
+    with tarfile.open(archive) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    edit(members)
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb") as gz, tarfile.open(fileobj=gz, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    archive.write_bytes(buffer.getvalue())
+
+
+def test_a_tampered_or_truncated_archive_is_named(runs, tmp_path):
+    export_records(runs, tmp_path / "reproduction")
+    archive = tmp_path / "reproduction" / "records" / "bbcsport.tar.gz"
+    clean = archive.read_bytes()
+    name = "bbcsport/repset/k10-m20/split0_seed0.json"
+    repack(archive, lambda m: m.__setitem__(name, m[name].replace(b'"error": 0.2', b'"error": 0.3')))
+    with pytest.raises(RecordError, match=f"bbcsport.tar.gz: sha256 differs from .*{MANIFEST}"):
+        restore_records(tmp_path / "reproduction", tmp_path / "fresh")
+    archive.write_bytes(clean[: len(clean) // 2])
+    with pytest.raises(RecordError, match="bbcsport.tar.gz: (sha256 differs|damaged archive)"):
+        restore_records(tmp_path / "reproduction", tmp_path / "fresh")
+    assert files(tmp_path / "fresh") == {}
+
+
+def test_members_are_parsed_and_checked_against_their_path():
+    good = json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()
+    assert check_record("bbcsport/repset/k10-m20/split0_seed0.json", good)["split"] == 0
+    with pytest.raises(RecordError, match="not valid JSON"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json", good[:-5])
+    with pytest.raises(RecordError, match=r"disagree with its path \(split 0 seed 0\)"):
+        check_record("bbcsport/repset/k10-m20/split1_seed0.json", good)
+    with pytest.raises(RecordError, match="test error 1.5"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json",
+                     json.dumps(record("bbcsport", "repset", "k10-m20", 0, error=1.5)).encode())
+    with pytest.raises(RecordError, match="not a run record: lacks model, point"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json", b'{"dataset": "bbcsport"}')
+
+
+def test_wrong_folders_and_names_are_errors(runs, tmp_path):
+    export_records(runs, tmp_path / "reproduction")
+    with pytest.raises(RecordError, match="no records/.*tar.gz here"):
+        restore_records(tmp_path / "reproduction" / "records", tmp_path / "fresh")
+    with pytest.raises(RecordError, match="no archive for dataset.*twiter; archives: bbcsport, mutag"):
+        restore_records(tmp_path / "reproduction", tmp_path / "fresh", datasets=["twiter"])
+    (tmp_path / "reproduction" / "records" / MANIFEST).unlink()
+    with pytest.raises(RecordError, match=f"{MANIFEST} is missing"):
+        restore_records(tmp_path / "reproduction", tmp_path / "fresh")
+
+
+def test_export_keeps_what_a_partial_runs_folder_lacks(runs, tmp_path):
+    export_records(runs, tmp_path / "reproduction")
+    before = files(tmp_path / "reproduction")
+    (runs / "bbcsport" / "repset" / "k10-m20" / "split1_seed0.json").unlink()
+    with pytest.raises(RecordError, match="lacks 1 of the 3 records"):
+        export_records(runs, tmp_path / "reproduction")
+    assert files(tmp_path / "reproduction") == before                      # nothing rewritten
+    import shutil
+
+    shutil.rmtree(runs / "bbcsport")                                        # only MUTAG restored: the rest is kept
+    table = export_records(runs, tmp_path / "reproduction")
+    assert len(table) == 3 and files(tmp_path / "reproduction") == before
+    export_records(runs, tmp_path / "reproduction", allow_drop=True)        # MUTAG's archive is all there is here
+    (runs / "MUTAG" / "deepsets" / "default" / "split0_seed0.json").write_text('{"dataset": ')
+    with pytest.raises(RecordError, match="runs/MUTAG/deepsets/default/split0_seed0.json: not valid JSON"):
+        export_records(runs, tmp_path / "reproduction")
+
+
+def test_the_committed_record_folder_passes_its_checks():
     from repo_paths import ROOT
-    from set_checks import tiny_text_store
 
-    from repset.pipeline.record import verify_records
-    from repset.pipeline.train import grid_choice, train_split
-    from repset.protocol.jobs import CHOSEN, grid_choice_inputs, grid_choice_path, model_runs, run_settings
+    from repset.pipeline.record import runs_table
 
-    monkeypatch.chdir(tmp_path)                       # records name their store relative to the workflow root
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    config["protocol"].update(text_splits=2, grid_splits=1)
-    config["train"] = {"epochs": 2, "batch_size": 16, "lr": 0.01, "patience": 2}
-    config["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}
-    store = "data/sets/bbcsport.test.npz"
-    (tmp_path / "data" / "sets").mkdir(parents=True)
-    tiny_text_store(tmp_path / store)
-    for run in model_runs(config, "bbcsport", "repset", 0):            # 2 points on split 0, then split 1 chosen
-        choice = None
-        if run.point == CHOSEN:
-            choice = grid_choice_path("bbcsport", "repset", 0)
-            grid_choice(grid_choice_inputs(config, "bbcsport", "repset", 0), choice)
-        train_split(store, run, run_settings(config, "repset", run.point), run.path, choice=choice)
-    export_records("results/runs", "reproduction")
-    table = verify_records("reproduction", runs=3, seed=0)
-    assert len(table) == 3 and table["identical"].all() and (table["differing fields"] == "-").all()
-    assert any("chosen" in r for r in table["record"])                 # a chosen split reruns from its grid choice
-    # a record of older code (no distinct_elements in its train config) reruns identically, on padded
-    # batches as it was trained, and the key the newer code adds is named
-    for path in (tmp_path / "results/runs").rglob("*.json"):
-        record = json.loads(path.read_text())
-        if "train_config" in record:
-            assert record["train_config"].pop("distinct_elements") is False
-            path.write_text(json.dumps(record))
-    export_records("results/runs", "reproduction")
-    table = verify_records("reproduction", runs=3, seed=0)
-    assert table["identical"].all() and (table["fields added by this code"] == "train_config.distinct_elements").all()
-    # a record that does not match its rerun is named, with the field
-    path = tmp_path / "results/runs/bbcsport/repset/k2-m2/split0_seed0.json"
-    tampered = json.loads(path.read_text())
-    tampered["test"]["error"] += 0.5
-    path.write_text(json.dumps(tampered))
-    export_records("results/runs", "reproduction")
-    table = verify_records("reproduction", runs=3, seed=0)
-    row = table[table["record"] == "bbcsport/repset/k2-m2/split0_seed0.json"].iloc[0]
-    assert not row["identical"] and row["differing fields"] == "test"
-    with pytest.raises(ValueError, match="3 cpu records, fewer than the 4 asked for"):
-        verify_records("reproduction", runs=4)
+    on_record = pd.read_csv(ROOT / "reproduction" / "runs.csv")
+    assert sorted(runs_table(ROOT / "reproduction")["path"]) == sorted(on_record["path"])
