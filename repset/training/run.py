@@ -13,7 +13,34 @@ from repset.sets import SetDataset
 from .classifier import SetClassifier, build_layer
 from .trainer import TrainConfig, eval_options, evaluate, fit, seed_everything
 
-__all__ = ["train_run"]
+__all__ = ["check_split", "train_run"]
+
+PARTS = ("train", "val", "test")
+
+
+def check_split(split: dict[str, np.ndarray], n_sets: int) -> None:
+    """ValueError naming the part unless ``split`` has non-empty ``train``, ``val`` and ``test`` parts of
+    integer indices in ``0..n_sets-1`` (no negative ones: they would wrap), none repeated, no two parts
+    sharing a set."""
+    for part in PARTS:
+        if part not in split or len(split[part]) == 0:
+            raise ValueError(f"split has no {part!r} part (keys: {sorted(split)})")
+        index = np.asarray(split[part])
+        if not np.issubdtype(index.dtype, np.integer):
+            raise ValueError(f"split[{part!r}] must hold integer indices, got {index.dtype}")
+        outside = index[(index < 0) | (index >= n_sets)]
+        if len(outside):
+            raise ValueError(f"split[{part!r}] has index {outside[0]} outside 0..{n_sets - 1} ({n_sets} sets)")
+        values, counts = np.unique(index, return_counts=True)
+        if (counts > 1).any():
+            raise ValueError(f"split[{part!r}] repeats index {values[counts > 1][0]}")
+    for i, a in enumerate(PARTS):
+        for b in PARTS[i + 1:]:
+            shared = np.intersect1d(split[a], split[b])
+            if len(shared):
+                listed = ", ".join(str(j) for j in shared[:5]) + (", ..." if len(shared) > 5 else "")
+                raise ValueError(f"split[{a!r}] and split[{b!r}] share {len(shared)} set{'s' * (len(shared) > 1)} "
+                                 f"(index {listed})")
 
 
 def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_options: dict,
@@ -25,9 +52,7 @@ def train_run(data: SetDataset, split: dict[str, np.ndarray], layer: str, layer_
     hidden sets the record's ``hidden_movement`` says how far training moved them
     (:meth:`~repset.layers.base.HiddenSetLayer.movement`), and ``snapshots``, when given, receives their
     initial weight ``(d, m, K)`` under ``"initial_weight"``."""
-    for part in ("train", "val", "test"):
-        if part not in split or len(split[part]) == 0:
-            raise ValueError(f"split has no {part!r} part (keys: {sorted(split)})")
+    check_split(split, len(data))
     n_classes = n_classes or data.n_classes
     seed_everything(train.seed)
     model = SetClassifier(build_layer(layer, data.dim, **layer_options), n_classes, hidden_dims=list(hidden_dims))

@@ -1,4 +1,5 @@
 """One training run on one split: the record and its checks."""
+import numpy as np
 import pytest
 from set_checks import two_class_sets
 
@@ -28,3 +29,18 @@ def test_train_run_records_hidden_movement_and_initial_weight():
     assert 0 < record["hidden_movement"]["displacement_norm"] and record["hidden_movement"]["cosine_to_initial"] < 1
     baseline, _ = train_run(data, split, "deepsets", {}, TrainConfig(epochs=1, batch_size=8))
     assert baseline["hidden_movement"] is None             # no hidden sets
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"test": np.array([3, -1])}, r"split\['test'\] has index -1 outside 0\.\.39 \(40 sets\)"),
+    ({"val": np.array([1, 40])}, r"split\['val'\] has index 40 outside 0\.\.39 \(40 sets\)"),
+    ({"test": np.array([0, 3, 7])}, r"split\['train'\] and split\['test'\] share 1 set \(index 0\)"),
+    ({"val": np.array([2, 4, 5])}, r"split\['train'\] and split\['val'\] share 2 sets \(index 2, 4\)"),
+    ({"train": np.array([0, 2, 2])}, r"split\['train'\] repeats index 2"),
+    ({"train": np.array([0.0, 2.0])}, r"split\['train'\] must hold integer indices, got float64"),
+])
+def test_train_run_refuses_bad_split_indices_naming_the_part(change, message):
+    data, split = two_class_sets()
+    with pytest.raises(ValueError, match=message):
+        train_run(data, {**split, **change}, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2},
+                  TrainConfig(epochs=1, batch_size=8))
