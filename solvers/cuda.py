@@ -34,6 +34,7 @@ tensors and return a :class:`TensorMatching` on their device (the RepSet layer u
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -82,59 +83,76 @@ def _greedy_start(W: torch.Tensor, row_ok: torch.Tensor, col_ok: torch.Tensor):
     return u, col4row, row4col
 
 
-def _augment_round(W, pid, cur, u, v, col4row, row4col, col_ok):
+def _dijkstra_step(W, pid, col_ok, u, v, row4col, i, min_val, spc, path, SR, SC, sink, running):
+    """One step of the lock-step Dijkstra: scan row ``i`` (P',) of every running problem ``pid`` of ``W``
+    (relax its arcs on reduced costs), then settle the nearest unscanned column (a free one on ties).
+    Pure (new tensors out) and a no-op for problems no longer running, so extra steps are harmless."""
+    R, C = u.shape[1], v.shape[1]
+    ar_r, ar_c = torch.arange(R, device=v.device), torch.arange(C, device=v.device)
+    SR = SR | ((ar_r == i[:, None]) & running[:, None])
+    cost = torch.where(col_ok, -W[pid, i].double(), _INF)                    # (P', C) row i's costs
+    reduced = min_val[:, None] + cost - u.gather(1, i[:, None]) - v
+    better = (reduced < spc) & ~SC & running[:, None]
+    spc = torch.where(better, reduced, spc)
+    path = torch.where(better, i[:, None], path)
+    open_spc = torch.where(SC, _INF, spc)
+    lowest = open_spc.min(dim=1).values
+    tie = open_spc == lowest[:, None]
+    j = (tie.int() * 2 + (tie & (row4col < 0)).int()).argmax(dim=1)        # first free minimum, else first
+    min_val = torch.where(running, lowest, min_val)
+    SC = SC | ((ar_c == j[:, None]) & running[:, None])
+    owner = row4col.gather(1, j[:, None]).squeeze(1)
+    reached = running & (owner < 0)
+    sink = torch.where(reached, j, sink)
+    i = torch.where(running & ~reached, owner, i)
+    return i, min_val, spc, path, SR, SC, sink, running & ~reached
+
+
+def _augment_round(W, pid, cur, u, v, col4row, row4col, col_ok, step=_dijkstra_step, check_every: int = 1):
     """One shortest augmenting path from row ``cur`` (P',) of each problem ``pid`` (P',) of ``W``; the
-    state tensors (P', R) / (P', C) are those problems' and are updated in place."""
+    state tensors (P', R) / (P', C) are those problems' and are updated in place. ``step``: the Dijkstra
+    step (a compiled one); ``check_every``: steps between checks whether every path has reached a free
+    column (each check waits for the device)."""
     P, C = v.shape
     R = u.shape[1]
     dev = v.device
     ar_r, ar_c = torch.arange(R, device=dev), torch.arange(C, device=dev)
-    spc = torch.full((P, C), _INF, dtype=torch.float64, device=dev)
-    path = torch.full((P, C), -1, dtype=torch.long, device=dev)
-    SR = torch.zeros((P, R), dtype=torch.bool, device=dev)
-    SC = torch.zeros((P, C), dtype=torch.bool, device=dev)
-    min_val = torch.zeros(P, dtype=torch.float64, device=dev)
-    sink = torch.full((P,), -1, dtype=torch.long, device=dev)
-    i, running = cur.clone(), torch.ones(P, dtype=torch.bool, device=dev)
-    while True:                                       # Dijkstra, one scanned column per step
-        SR |= (ar_r == i[:, None]) & running[:, None]
-        cost = torch.where(col_ok, -W[pid, i].double(), _INF)                 # (P', C) row i's costs
-        reduced = min_val[:, None] + cost - u.gather(1, i[:, None]) - v
-        better = (reduced < spc) & ~SC & running[:, None]
-        spc = torch.where(better, reduced, spc)
-        path = torch.where(better, i[:, None], path)
-        open_spc = torch.where(SC, _INF, spc)
-        lowest = open_spc.min(dim=1).values
-        tie = open_spc == lowest[:, None]
-        j = (tie.int() * 2 + (tie & (row4col < 0)).int()).argmax(dim=1)    # first free minimum, else first
-        min_val = torch.where(running, lowest, min_val)
-        SC |= (ar_c == j[:, None]) & running[:, None]
-        owner = row4col.gather(1, j[:, None]).squeeze(1)
-        reached = running & (owner < 0)
-        sink = torch.where(reached, j, sink)
-        i = torch.where(running & ~reached, owner, i)
-        running &= ~reached
-        if not bool(running.any()):
-            break
+    state = (cur.clone(), torch.zeros(P, dtype=torch.float64, device=dev),
+             torch.full((P, C), _INF, dtype=torch.float64, device=dev),
+             torch.full((P, C), -1, dtype=torch.long, device=dev),
+             torch.zeros((P, R), dtype=torch.bool, device=dev), torch.zeros((P, C), dtype=torch.bool, device=dev),
+             torch.full((P,), -1, dtype=torch.long, device=dev), torch.ones(P, dtype=torch.bool, device=dev))
+    while bool(state[-1].any()):                      # Dijkstra, one scanned column per step
+        for _ in range(check_every):
+            state = step(W, pid, col_ok, u, v, row4col, *state)
+    _, min_val, spc, path, SR, SC, sink, _ = state
     if not bool(torch.isfinite(min_val).all()):
         raise RuntimeError("cuda solver: no augmenting path (a problem with more rows than columns)")
     is_cur = ar_r == cur[:, None]
     settled = spc.gather(1, col4row.clamp(min=0))
     u += torch.where(SR, torch.where(is_cur, min_val[:, None], min_val[:, None] - settled), 0.0)
     v -= torch.where(SC, min_val[:, None] - spc, 0.0)
-    j, going = sink, torch.ones(P, dtype=torch.bool, device=dev)
-    while True:                                       # augment along the path, back to ``cur``
-        i = path.gather(1, j[:, None]).squeeze(1)
-        previous = col4row.gather(1, i[:, None]).squeeze(1)
-        row4col.copy_(torch.where(going[:, None] & (ar_c == j[:, None]), i[:, None], row4col))
-        col4row.copy_(torch.where(going[:, None] & (ar_r == i[:, None]), j[:, None], col4row))
-        going &= i != cur
-        if not bool(going.any()):
-            break
-        j = torch.where(going, previous, j)
+    j, going, c4r, r4c = sink, torch.ones(P, dtype=torch.bool, device=dev), col4row.clone(), row4col.clone()
+    while bool(going.any()):                          # augment along the path, back to ``cur``
+        for _ in range(check_every):                  # (a no-op where a path is done)
+            i = path.gather(1, j[:, None]).squeeze(1)
+            previous = c4r.gather(1, i[:, None]).squeeze(1)
+            r4c = torch.where(going[:, None] & (ar_c == j[:, None]), i[:, None], r4c)
+            c4r = torch.where(going[:, None] & (ar_r == i[:, None]), j[:, None], c4r)
+            going = going & (i != cur)
+            j = torch.where(going, previous, j)
+    col4row.copy_(c4r)
+    row4col.copy_(r4c)
 
 
-def solve_lengths(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+@functools.cache
+def _compiled_step():
+    """:func:`_dijkstra_step` through ``torch.compile`` (dynamic shapes: the active problems vary by round)."""
+    return torch.compile(_dijkstra_step, dynamic=True)
+
+
+def solve_lengths(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor, step=_dijkstra_step,
+                  check_every: int = 1) -> torch.Tensor:
     """``col4row`` long (P, R): the column matched to each row (-1: none) of the maximum-weight
     matchings of ``W[p, :n[p], :k[p]]`` for weights ``W`` (P, R, C) >= 0 with ``n <= k`` everywhere."""
     P, R, C = W.shape
@@ -150,15 +168,16 @@ def solve_lengths(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor) -> torch.Te
             return col4row
         cur = free[pid].int().argmax(dim=1)
         state = [u[pid], v[pid], col4row[pid], row4col[pid]]
-        _augment_round(W, pid, cur, *state, col_ok[pid])
+        _augment_round(W, pid, cur, *state, col_ok[pid], step, check_every)
         for full, part in zip((u, v, col4row, row4col), state):
             full[pid] = part
 
 
 def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, k: torch.Tensor,
-                N: int, K: int) -> tuple[torch.Tensor, torch.Tensor, str]:
+                N: int, K: int, **options) -> tuple[torch.Tensor, torch.Tensor, str]:
     """``(value (P,) float64, assignment (P, S) long, along)`` of P problems of padded shape (N, K) with
-    lengths ``n``, ``k`` (P,); ``fetch(ids)`` returns the padded weights (len(ids), N, K) of problems ``ids``."""
+    lengths ``n``, ``k`` (P,); ``fetch(ids)`` returns the padded weights (len(ids), N, K) of problems ``ids``;
+    ``options`` go to :func:`solve_lengths`."""
     dev = n.device
     P, S = n.numel(), min(N, K)
     along = "rows" if N <= K else "cols"
@@ -173,7 +192,7 @@ def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, 
         W = fetch(ids)
         W = W.transpose(1, 2) if transposed else W
         W = W[:, : int(rows.max()), : int(cols.max())].contiguous()
-        col4row = solve_lengths(W, rows, cols)
+        col4row = solve_lengths(W, rows, cols, **options)
         matched = col4row >= 0
         picked = W.gather(2, col4row.clamp(min=0)[:, :, None]).squeeze(2).double()
         value[ids] = torch.where(matched, picked, 0.0).sum(dim=1)
@@ -222,15 +241,25 @@ def _check_weights(w: torch.Tensor, name: str) -> None:
 class CudaSolver(MatchingSolver):
     """Exact batched solver in torch ops (see the module docstring); runs where the tensors are.
 
-    Args: device: where the numpy protocol runs (default: ``"cuda"`` when available, else ``"cpu"``);
-    the tensor methods run on their inputs' device.
+    Args:
+        device: where the numpy protocol runs (default: ``"cuda"`` when available, else ``"cpu"``); the
+            tensor methods run on their inputs' device.
+        check_every: Dijkstra/augmentation steps between the checks whether all problems are done (each
+            check waits for the device; extra steps are no-ops). Default: 4 on CUDA, 1 on the CPU.
+        compile: run the Dijkstra step through ``torch.compile`` (fewer kernel launches per step on a
+            GPU; compiled once per process, needs Triton on CUDA or a C++ compiler on the CPU).
     """
 
     name: ClassVar[str] = "cuda"
     #: the RepSet layer hands this solver its tensors (no host round trip)
     accepts_tensors: ClassVar[bool] = True
 
-    def __init__(self, device: str | torch.device | None = None) -> None:
+    def __init__(self, device: str | torch.device | None = None, check_every: int | None = None,
+                 compile: bool = False) -> None:
+        if check_every is not None and (isinstance(check_every, bool) or not isinstance(check_every, int)
+                                        or check_every < 1):
+            raise ValueError(f"solver 'cuda': check_every must be an integer >= 1, got {check_every!r}")
+        self.check_every, self.compile = check_every, bool(compile)
         if device is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         device = torch.device(device)
@@ -253,7 +282,7 @@ class CudaSolver(MatchingSolver):
         if check_values:
             _check_weights(weights, "weights")
         flat = weights.reshape(n.numel(), N, K)
-        value, assignment, along = _solve_flat(lambda ids: flat[ids], n, k, N, K)
+        value, assignment, along = _solve_flat(lambda ids: flat[ids], n, k, N, K, **self._options(weights.device))
         return TensorMatching(value.reshape(batch), assignment.reshape(batch + (min(N, K),)), along)
 
     def solve_indexed_tensors(self, table: torch.Tensor, row_index: torch.Tensor, row_lengths=None,
@@ -279,8 +308,13 @@ class CudaSolver(MatchingSolver):
         def fetch(ids: torch.Tensor) -> torch.Tensor:      # (len(ids), N, K) gathered from the table
             return table[index[ids // Q][:, :, None], (ids % Q)[:, None, None], columns]
 
-        value, assignment, along = _solve_flat(fetch, n, k, N, K)
+        value, assignment, along = _solve_flat(fetch, n, k, N, K, **self._options(table.device))
         return TensorMatching(value.view(P, Q), assignment.view(P, Q, min(N, K)), along)
+
+    def _options(self, device: torch.device) -> dict:
+        """:func:`solve_lengths` options for tensors on ``device``."""
+        check_every = self.check_every or (4 if device.type == "cuda" else 1)
+        return {"check_every": check_every, "step": _compiled_step() if self.compile else _dijkstra_step}
 
     def _fill(self, result: TensorMatching, value: np.ndarray, assignment: np.ndarray) -> None:
         value[...] = result.value.cpu().numpy().reshape(value.shape)

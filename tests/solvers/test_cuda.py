@@ -105,6 +105,15 @@ def test_solve_lengths_matches_every_row_of_a_wide_problem():
     assert (col4row >= 0).all() and all(len(set(r.tolist())) == 4 for r in col4row)
 
 
+def test_fewer_checks_give_the_same_matchings():
+    """Steps past a problem's end are no-ops: checking every 5 steps changes nothing."""
+    rng = np.random.default_rng(10)
+    w = layer_like(rng, 6, 12, 5, 9)
+    rows = rng.integers(0, 13, size=(6, 1))
+    once, fifth = CudaSolver("cpu").solve(w, rows), CudaSolver("cpu", check_every=5).solve(w, rows)
+    assert np.array_equal(once.value, fifth.value) and np.array_equal(once.assignment, fifth.assignment)
+
+
 def test_errors_name_the_argument():
     solver = CudaSolver("cpu")
     with pytest.raises(TypeError, match="weights must be a torch tensor, got a numpy array"):
@@ -117,6 +126,8 @@ def test_errors_name_the_argument():
         solver.solve_tensors(torch.ones(2, 3, 4), None, torch.tensor([1.0, 2.0]))
     with pytest.raises(ValueError, match="nonnegative"):
         solver.solve_tensors(-torch.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="check_every must be an integer >= 1"):
+        CudaSolver("cpu", check_every=0)
     with pytest.raises(ValueError, match="problem \\(1,\\) of the batch"):   # the numpy protocol's own check
         solver.solve(np.array([np.ones((3, 4)), np.full((3, 4), np.nan)]))
 
@@ -139,3 +150,12 @@ def test_on_the_gpu_equals_scipy_and_stays_there():
         best = get_solver("scipy").solve(w, rows).value
         np.testing.assert_allclose(result.value.cpu().numpy(), best, rtol=1e-12)
         assert_equals_scipy(w, rows, solver=CudaSolver("cuda"))
+
+
+@needs_cuda
+def test_compiled_step_on_the_gpu_equals_scipy():
+    rng = np.random.default_rng(11)
+    w = layer_like(rng, 8, 40, 6, 20)
+    compiled = CudaSolver("cuda", compile=True).solve_tensors(torch.from_numpy(np.ascontiguousarray(w)).cuda())
+    np.testing.assert_allclose(compiled.value.cpu().numpy(), get_solver("scipy").solve(w).value, rtol=1e-12)
+    assert_equals_scipy(w, solver=CudaSolver("cuda", compile=True))
