@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reproduction campaign, one dataset at a time in the order of issue 14 (text, then graphs from small
+# The reproduction campaign, one dataset at a time (text, then graphs from small
 # to large), every training job of the default config (the paper's protocol), then the dataset's WMD.
 # Each finished job is a record; this folder keeps them (`export` below), so a stopped machine loses
 # only the jobs in flight.
