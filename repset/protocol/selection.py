@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "select", "aggregate", "selected_point"]
+__all__ = ["records_frame", "select", "aggregate", "selected_point", "repetition"]
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -33,18 +33,38 @@ def select(frame: pd.DataFrame) -> pd.DataFrame:
     return ordered.groupby(keys, sort=False).head(1).drop(columns="order")
 
 
+def repetition(dataset: str, split: int) -> int | None:
+    """The repetition of the CV that ``split`` belongs to (``split // folds``: splits are repetition-major),
+    None for a dataset whose protocol is not repeated CV (the text datasets) or that the registry does not
+    know (its splits are taken as independent)."""
+    from repset.datasets.registry import dataset_names, get_spec
+
+    if dataset.lower() not in {n.lower() for n in dataset_names()}:
+        return None
+    spec = get_spec(dataset)
+    return split // spec.n_splits if spec.n_repeats > 1 else None
+
+
 def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std (ddof=0, over splits and seeds) of test error and accuracy in percent, per dataset and model."""
-    g = selected.groupby(["dataset", "model"])
+    """Mean and std (ddof=0) of test error and accuracy in percent, per dataset and model. For repeated CV (the
+    graphs) with two or more repetitions, the std is over the repetitions' means (the paper's), not over folds;
+    ``std_over`` says which ("repetitions", "splits"; "folds" for a single repetition)."""
     import pandas as pd
 
-    out = pd.DataFrame({
-        "test_error_mean": g["test_error"].mean() * 100, "test_error_std": g["test_error"].std(ddof=0) * 100,
-        "test_accuracy_mean": g["test_accuracy"].mean() * 100, "test_accuracy_std": g["test_accuracy"].std(ddof=0) * 100,
-        "splits": g["split"].nunique(), "epoch_seconds": g["epoch_seconds"].median(),
-        "points": g["point"].agg(lambda s: ",".join(sorted(set(s)))),
-    })
-    return out.reset_index()
+    selected = selected.assign(repetition=[repetition(d, s) for d, s in zip(selected["dataset"], selected["split"])])
+    rows = []
+    for (dataset, model), g in selected.groupby(["dataset", "model"]):
+        reps = g["repetition"].dropna()
+        means = g.groupby("repetition")[["test_error", "test_accuracy"]].mean() if reps.nunique() > 1 else g
+        row = {"dataset": dataset, "model": model, "test_error_mean": g["test_error"].mean() * 100,
+               "test_error_std": means["test_error"].std(ddof=0) * 100,
+               "test_accuracy_mean": g["test_accuracy"].mean() * 100,
+               "test_accuracy_std": means["test_accuracy"].std(ddof=0) * 100,
+               "splits": g["split"].nunique(), "repetitions": int(reps.nunique()),
+               "std_over": "repetitions" if reps.nunique() > 1 else "folds" if len(reps) else "splits",
+               "epoch_seconds": g["epoch_seconds"].median(), "points": ",".join(sorted(set(g["point"])))}
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def selected_point(frame: pd.DataFrame) -> str:

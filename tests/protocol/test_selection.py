@@ -20,6 +20,17 @@ def test_select_and_aggregate():
     assert agg.loc[0, "splits"] == 2
 
 
+def test_graph_std_is_over_the_repetitions_means():
+    rows = [{"dataset": "MUTAG", "model": "m", "split": s, "point": "p", "test_error": e, "test_accuracy": 1 - e,
+             "epoch_seconds": 1.0} for s, e in zip(range(40), [0.1] * 10 + [0.3] * 10 + [0.0, 0.2] * 5 + [0.2] * 10)]
+    agg = aggregate(pd.DataFrame(rows)).iloc[0]
+    assert agg["repetitions"] == 4 and agg["std_over"] == "repetitions" and agg["splits"] == 40
+    assert agg["test_error_mean"] == pytest.approx(17.5)
+    assert agg["test_accuracy_std"] == pytest.approx(pd.Series([10.0, 30.0, 10.0, 20.0]).std(ddof=0))  # not over folds
+    one = aggregate(pd.DataFrame(rows[:10] + [{**r, "dataset": "bbcsport"} for r in rows[:5]]))
+    assert one.set_index("dataset")["std_over"].to_dict() == {"MUTAG": "folds", "bbcsport": "splits"}
+
+
 def test_records_frame_flattens():
     record = {"dataset": "d", "model": "m", "split": 0, "point": "k10-m20", "train_config": {"seed": 3},
               "val": {"error": 0.1, "loss": 0.2}, "test": {"error": 0.3, "accuracy": 0.7},

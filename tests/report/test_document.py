@@ -33,11 +33,24 @@ def test_verdicts_and_their_summary():
 
     assert [verdict(x) for x in (0.4, -1.0, 1.5, -2.5, float("nan"))] == [
         "within 1 sigma", "within 1 sigma", "within 2 sigma", "outside 2 sigma", "no paper std"]
-    comp = pd.DataFrame({"table": ["text"] * 4 + ["graph"],
+    comp = pd.DataFrame({"table": ["text"] * 4 + ["graph"] * 2,
                          "verdict": ["within 1 sigma", "within 2 sigma", "outside 2 sigma", "no paper std",
-                                     "within 1 sigma"]})
+                                     "within 1 sigma", "no sigma verdict (one repetition: std over folds)"]})
     summary = verdict_summary(comp)
-    assert summary.loc["text"].tolist() == [4, 1, 2, 1, 1] and summary.loc["graph"].tolist() == [1, 1, 1, 0, 0]
+    assert summary.loc["text"].tolist() == [4, 1, 2, 1, 1, 0] and summary.loc["graph"].tolist() == [2, 1, 1, 0, 0, 1]
+
+
+def test_a_graph_cell_of_one_repetition_gets_no_sigma_verdict():
+    import pandas as pd
+
+    from repset.report.document import comparison
+
+    ours = pd.DataFrame({"table": ["graph"] * 2, "dataset": ["MUTAG", "IMDB-BINARY"], "method": ["repset"] * 2,
+                         "mean": [80.0, 70.0], "std": [5.0, 1.0], "std_over": ["folds", "repetitions"],
+                         "source": ["ours"] * 2})
+    verdicts = comparison(ours).set_index("dataset")["verdict"]
+    assert verdicts["MUTAG"] == "no sigma verdict (one repetition: std over folds)"
+    assert verdicts["IMDB BINARY"].startswith(("within", "outside"))
 
 
 def test_ranks_put_lower_error_and_higher_accuracy_first():
@@ -50,8 +63,15 @@ def test_ranks_put_lower_error_and_higher_accuracy_first():
                          "mean": [2.0, 5.0, 3.0, 80.0, 90.0], "std": [0.1] * 5, "source": ["ours"] * 5})
     r = ranks(ours).set_index(["dataset", "method"])
     assert r.loc[("BBCSPORT", "RepSet"), "rank ours"] == 1 and r.loc[("BBCSPORT", "ApproxRepSet"), "rank ours"] == 3
-    assert r.loc[("MUTAG", "RepSet"), "rank ours"] == 2 and r.loc[("MUTAG", "RepSet"), "of"] == 2
     assert r.loc[("BBCSPORT", "RepSet"), "rank paper"] is not None
+    # graphs: among the paper's graph table, ours where we ran them and the paper's reported-only baselines
+    from repset.report.reported import reported_results
+
+    paper = reported_results()
+    baselines = paper[(paper["dataset"] == "MUTAG") & (paper["role"] == "reported_only")]["mean"].dropna().astype(float)
+    assert r.loc[("MUTAG", "RepSet"), "rank ours"] == 2 + int((baselines > 80.0).sum())    # DeepSets' 90 is ahead
+    assert r.loc[("MUTAG", "RepSet"), "of"] == 2 + len(baselines)
+    assert r.loc[("MUTAG", "RepSet"), "rank paper"] == 3          # the paper: RepSet third on MUTAG
 
 
 def test_config_files_are_named_relative_to_the_repository_never_by_a_machine_path(tmp_path, monkeypatch):
