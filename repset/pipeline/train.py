@@ -52,6 +52,18 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
     return result
 
 
+def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None) -> list[dict]:
+    """Several runs in one process (a :class:`~repset.protocol.packs.Pack`, or any driver's list), each
+    trained and written exactly as :func:`train_split` (the ``train`` rule) does: ``jobs`` are dicts with
+    ``run`` (a :class:`Run` or its fields), ``settings`` (:func:`~repset.protocol.jobs.run_settings`) and
+    ``out`` (the record's path); ``choice``: the grid-choice file of chosen runs. Returns the records."""
+    results = []
+    for job in jobs:
+        run = job["run"] if isinstance(job["run"], Run) else Run(**job["run"])
+        results.append(train_split(store, run, job["settings"], job["out"], choice=choice))
+    return results
+
+
 def run_record(store: str, run: Run, point: str, options: dict, settings: dict, extra: dict | None = None,
                snapshots: dict | None = None) -> dict:
     """Train ``run`` at grid point ``point`` (layer options ``options``) with the job's ``settings`` (``layer``,

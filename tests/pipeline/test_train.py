@@ -1,5 +1,6 @@
 """Training stage end to end on a tiny store: run records, aggregation, report tables."""
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -117,3 +118,24 @@ def test_records_describe_the_store_without_copying_its_data(setup):
     assert not {"vocab", "element_ids", "counts"} & set(record["store_meta"])
     assert record["store_meta"]["sha256"] == json.loads(store.with_suffix(".json").read_text())["sha256"]
     assert (tmp / "r.json").stat().st_size < 20_000
+
+
+TIMINGS = ("train_seconds", "epoch_seconds_median")
+
+
+def test_a_pack_writes_each_record_as_its_own_job_would(setup):
+    """One process trains several runs (a pack) and writes records equal, field by field, to the train
+    rule's one-run jobs, but for timings (and the record path, which differs by folder)."""
+    from repset.pipeline.train import train_pack
+
+    config, store, tmp = setup
+    jobs = [{"run": vars(run), "settings": run_settings(config, "repset", run.point), "out": str(tmp / "pack" / run.path)}
+            for run in model_runs(config, "bbcsport", "repset", seed=0)]
+    packed = train_pack(str(store), list(reversed(jobs)))[::-1]   # another order: no state carries over
+    for job, record in zip(jobs, packed):
+        alone = train_split(str(store), Run(**job["run"]), job["settings"], tmp / "alone.json")
+        assert json.loads(Path(job["out"]).read_text()) == json.loads(json.dumps(record))
+        assert set(record) == set(alone)
+        for key in set(record) - set(TIMINGS) - {"provenance"}:
+            assert record[key] == alone[key], key
+        assert record["provenance"] == alone["provenance"]

@@ -1,6 +1,13 @@
 # Training at the protocol's grain: one job per dataset, model, grid point, split and seed
 # (repset/protocol/jobs.py). Later splits of a grid searched on the first `protocol.grid_splits`
 # splits train the point chosen there: their point is `chosen` and they wait for `grid_choice`.
+# Datasets listed in `train_packs` (short runs) train in packs instead: one job, one process, for up to
+# `train_packs.runs` runs of one dataset, model, seed and stage (repset/protocol/packs.py), each record
+# written as the `train` rule writes it. Records already there stay out of the packs.
+
+# the train rule covers the datasets that are not packed (a file made by two rules would be ambiguous)
+PACKED = packed_datasets(config)
+SINGLE_WILDCARDS = {**TRAIN_WILDCARDS, "dataset": name_pattern([d for d in DATASETS if d not in PACKED]) or "(?!)"}
 
 
 rule train:
@@ -9,7 +16,7 @@ rule train:
     output:
         record="results/runs/{dataset}/{model}/{point}/split{split}_seed{seed}.json",
     wildcard_constraints:
-        **TRAIN_WILDCARDS,
+        **SINGLE_WILDCARDS,
     log:
         "logs/train/{dataset}/{model}/{point}/split{split}_seed{seed}.log",
     benchmark:
@@ -30,6 +37,32 @@ rule train:
         run=lambda w: vars(job_run(w)),
     script:
         "../scripts/train.py"
+
+
+for pack in packs(config, done=os.path.exists):
+
+    rule:
+        name:
+            f"train_pack_{pack.name}"
+        input:
+            store=store_path(pack.runs[0].dataset, config),
+            **({"choice": pack.choice} if pack.choice else {}),
+        output:
+            records=pack.paths,
+        log:
+            f"logs/train/packs/{pack.name}.log",
+        benchmark:
+            f"benchmarks/train/packs/{pack.name}.tsv"
+        threads: 1
+        resources:
+            runtime=sum(JOB_RESOURCES.get((r.dataset, r.model, r.point), {}).get("runtime", 2) for r in pack.runs),
+            mem_mb=max(JOB_RESOURCES.get((r.dataset, r.model, r.point), {}).get("mem_mb", 2000) for r in pack.runs),
+        conda:
+            "../envs/core.yaml"
+        params:
+            jobs=[{"run": vars(r), "settings": run_settings(config, r.model, r.point), "out": r.path} for r in pack.runs],
+        script:
+            "../scripts/train_pack.py"
 
 
 rule grid_choice:
