@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from repset.sets import SetDataset
+from repset.datasets.download import sha256_file
 from repset.datasets.store import SetCollection, load_collection, load_store, save_store, sidecar_path
 
 from repo_paths import MIRROR  # noqa: E402
@@ -57,13 +58,29 @@ def test_values_round_trip_and_sidecar(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "g.npz"]  # no temporary files left
 
 
-def test_verify_detects_a_changed_store(tmp_path):
+def test_loading_verifies_the_store_against_its_sidecar_by_default(tmp_path):
+    # a job loads with the defaults: another valid store in place of the built one is refused, naming both files
     path = save_store(tmp_path / "toy.npz", _factored())
     save_store(tmp_path / "other.npz", SetCollection(offsets=[0, 1], labels=[0], class_names=["x"], splits=[],
                                                      values=np.zeros((1, 3), np.float32)))
-    os.replace(tmp_path / "other.npz", path)  # data no longer matches the sidecar
-    with pytest.raises(ValueError, match="sha256 differs"):
-        load_store(path, verify=True)
+    os.replace(tmp_path / "other.npz", path)
+    for load in (load_store, load_collection):
+        with pytest.raises(ValueError, match=r"toy\.npz: sha256 [0-9a-f]{12}\S* differs from the sidecar toy\.json's"):
+            load(path)
+    assert load_store(path, verify=False)[0].dim == 3      # the caller's explicit choice
+
+
+@pytest.mark.parametrize("key", ["offsets", "labels", "class_names", "vectors", "element_ids"])
+def test_a_store_missing_an_array_names_the_file_and_the_key(tmp_path, key):
+    path = save_store(tmp_path / "toy.npz", _factored())
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k != key}
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    side = sidecar_path(path)
+    side.write_text(json.dumps(dict(json.loads(side.read_text()), sha256=sha256_file(path))))  # consistent, incomplete
+    with pytest.raises(ValueError, match=f"toy\\.npz: no array {key!r} .*rerun the job that builds them"):
+        load_store(path)
 
 
 def test_missing_sidecar_and_bad_paths(tmp_path):
@@ -110,8 +127,10 @@ def test_truncated_store_or_sidecar_names_the_file(tmp_path):
     store = save_store(tmp_path / "t.npz", coll)
     data = store.read_bytes()
     store.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match=r"t.npz: unreadable store \(BadZipFile"):
+    with pytest.raises(ValueError, match=r"t.npz: sha256 \w+ differs from the sidecar t.json's"):
         load_collection(store)
+    with pytest.raises(ValueError, match=r"t.npz: unreadable store \(BadZipFile"):
+        load_collection(store, verify=False)
     save_store(store, coll)
     side = store.with_suffix(".json")
     side.write_text(side.read_text()[:20])
