@@ -4,6 +4,7 @@ Each function maps files to files so that the Snakemake scripts stay one call lo
 """
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -66,14 +67,34 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
     return {"nodes": len(emb), "seconds": seconds}
 
 
+def load_embedding(embedding: str | os.PathLike, dataset: str, n_nodes: int, dim: int | None) -> np.ndarray:
+    """The struc2vec embedding file of ``dataset``, checked: ValueError naming the file unless it is an
+    ``(n_nodes, dim)`` array of finite values (any dimension for ``dim=None``)."""
+    emb = np.load(embedding)
+    redo = "delete it and rerun its struc2vec job"
+    if emb.ndim != 2:
+        raise ValueError(f"{embedding}: a {emb.ndim}-D array of shape {emb.shape}; expected (nodes, dim) = "
+                         f"({n_nodes}, {dim}): {redo}")
+    if len(emb) != n_nodes:
+        raise ValueError(f"{embedding}: {len(emb)} embeddings for {n_nodes} nodes of {dataset}: {redo}")
+    if dim is not None and emb.shape[1] != dim:
+        raise ValueError(f"{embedding}: dimension {emb.shape[1]}, but struc2vec dim is {dim} for {dataset} "
+                         f"(config struc2vec.dim or its per_dataset override): {redo}")
+    bad = int((~np.isfinite(emb)).any(axis=1).sum())
+    if bad:
+        raise ValueError(f"{embedding}: {bad} of {n_nodes} nodes have NaN or infinite values: {redo}")
+    return emb
+
+
 def graph_store(dataset: str, raw_dir: str, embedding: str, out: str, *, seed: int, val_fraction: float,
                 options: dict, mirror: str | None = None) -> SetCollection:
     """A set store for a graph dataset: each graph = the set of its nodes' struc2vec embeddings (raw files
-    as in :func:`text_store`)."""
+    as in :func:`text_store`; the embedding checked by :func:`load_embedding`)."""
+    from repset.embed import struc2vec
+
     coll = build_graph_collection(dataset, mirror, cache_dir=raw_dir, progress=False)
-    emb = np.load(embedding)
-    if len(emb) != coll.n_nodes.sum():
-        raise ValueError(f"{embedding}: {len(emb)} embeddings for {coll.n_nodes.sum()} nodes of {dataset}")
+    dim = options.get("dim", inspect.signature(struc2vec).parameters["dim"].default)   # the configured, else the default
+    emb = load_embedding(embedding, dataset, int(coll.n_nodes.sum()), dim)
     offsets = np.concatenate([[0], np.cumsum(coll.n_nodes)])
     meta = {"dataset": get_spec(dataset).name, "kind": "graph", "embedding": "struc2vec", "struc2vec": options,
             "embedding_sha256": sha256_file(embedding), "seed": seed,
@@ -115,8 +136,6 @@ def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list
     file, "-" when absent or older than the embedding) and how often a node's nearest neighbour shares its
     degree / its degree and neighbour degrees, beside chance (:mod:`repset.embed.quality`).
     Written as ``out_stem.{md,tex,csv}``."""
-    import inspect
-
     from repset.embed import struc2vec
     from repset.embed.quality import neighbour_agreement, role_classes
     from repset.embed.struc2vec_dist import build_csr
@@ -128,10 +147,8 @@ def embedding_table(datasets: list[str], embeddings: list[str], benchmarks: list
     rows = []
     for name, embedding, bench, opts in zip(datasets, embeddings, benchmarks, options):
         coll = build_graph_collection(name, raw_dir)
-        emb = np.load(embedding)
         n = int(coll.n_nodes.sum())
-        if len(emb) != n:
-            raise ValueError(f"{embedding}: {len(emb)} embeddings for {n} nodes of {name}")
+        emb = load_embedding(embedding, name, n, opts.get("dim"))
         csr = build_csr(n, coll.edges)
         roles = {hops: neighbour_agreement(emb, role_classes(*csr, hops), seed=seed) for hops in (0, 1)}
         cost = read_benchmark(bench, output=embedding)

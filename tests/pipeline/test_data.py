@@ -8,7 +8,7 @@ import pytest
 from repo_paths import MIRROR
 
 from repset.datasets.download import ChecksumError
-from repset.datasets.graphs import build_graph_collection
+from repset.datasets.graphs import GraphCollection, build_graph_collection
 from repset.datasets.store import load_collection
 from repset.pipeline.data import embedding_table, graph_embedding, graph_store, read_benchmark
 
@@ -77,6 +77,30 @@ def test_a_corrupted_raw_file_heals_from_the_mirror(tmp_path):
     emb = np.zeros((int(coll.n_nodes.sum()), 2), dtype=np.float32)
     np.save(tmp_path / "emb.npy", emb)
     graph_store("MUTAG", str(raw), str(tmp_path / "emb.npy"), str(tmp_path / "MUTAG.npz"), seed=0, val_fraction=0.1,
-                options={}, mirror=str(MIRROR))                                        # the rule's call heals it
+                options={"dim": 2}, mirror=str(MIRROR))                                # the rule's call heals it
     assert load_collection(tmp_path / "MUTAG.npz")[0].labels.tolist() == coll.labels.tolist()
     assert build_graph_collection("MUTAG", raw).labels.tolist() == coll.labels.tolist()
+
+
+def tiny_graphs(name: str, *args, **kwargs) -> GraphCollection:
+    """20 two-node graphs (one edge each), 10 per class: what the test's graph_store reads instead of MUTAG."""
+    return GraphCollection("MUTAG", np.full(20, 2), np.arange(40).reshape(20, 2), np.arange(20) % 2, ["-1", "1"])
+
+
+@pytest.mark.parametrize("embedding, message", [
+    (np.full((40, 4), np.nan, np.float32), r"emb\.npy: 40 of 40 nodes have NaN or infinite values"),
+    (np.ones((40, 3), np.float32), r"emb\.npy: dimension 3, but struc2vec dim is 4"),
+    (np.ones(40, np.float32), r"emb\.npy: a 1-D array of shape \(40,\); expected \(nodes, dim\) = \(40, 4\)"),
+    (np.ones((39, 4), np.float32), r"emb\.npy: 39 embeddings for 40 nodes of MUTAG"),
+])
+def test_graph_store_refuses_a_bad_embedding_naming_the_file(tmp_path, monkeypatch, embedding, message):
+    monkeypatch.setattr("repset.pipeline.data.build_graph_collection", tiny_graphs)
+    path = tmp_path / "emb.npy"
+    np.save(path, embedding)
+    with pytest.raises(ValueError, match=message):
+        graph_store("MUTAG", str(tmp_path), str(path), str(tmp_path / "MUTAG.npz"), seed=0, val_fraction=0.1,
+                    options={"dim": 4})
+    assert not (tmp_path / "MUTAG.npz").exists()
+    np.save(path, np.ones((40, 20), np.float32))        # struc2vec's default dim when the options name none
+    graph_store("MUTAG", str(tmp_path), str(path), str(tmp_path / "MUTAG.npz"), seed=0, val_fraction=0.1, options={})
+    assert load_collection(tmp_path / "MUTAG.npz")[0].dim == 20
