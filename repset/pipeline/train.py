@@ -112,7 +112,12 @@ def grid_choice(record_files: Sequence[str | os.PathLike], out: str | os.PathLik
 
 
 def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_csv, summary_csv) -> pd.DataFrame:
-    """All run records -> every run, the validation-selected run per split, mean/std per dataset and model."""
+    """All run records -> every run, the validation-selected run per split, mean/std per dataset and model.
+    No records (a config naming no dataset or model): ValueError, not three empty tables."""
+    run_files = list(run_files)
+    if not run_files:
+        raise ValueError("no run records to aggregate: the config names no dataset to train on (datasets.text, "
+                         "datasets.graph) or no model (models); list at least one of each")
     frame = records_frame(read_record(p) for p in run_files)
     chosen = select(frame)
     summary = aggregate(chosen)

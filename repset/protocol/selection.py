@@ -9,11 +9,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "select", "aggregate", "selected_point", "repetition"]
+__all__ = ["records_frame", "select", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS",
+           "SUMMARY_COLUMNS"]
+
+#: the columns of :func:`records_frame` (also of an empty one)
+FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val_loss", "test_error",
+                 "test_accuracy", "epoch_seconds", "epochs_run")
+#: the columns of :func:`aggregate` (also of an empty one)
+SUMMARY_COLUMNS = ("dataset", "model", "test_error_mean", "test_error_std", "test_accuracy_mean",
+                   "test_accuracy_std", "splits", "repetitions", "std_over", "epoch_seconds", "points")
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
-    """Flatten run records (with ``dataset``, ``model``, ``split``, ``point`` keys) into a table."""
+    """Flatten run records (with ``dataset``, ``model``, ``split``, ``point`` keys) into a table
+    (:data:`FRAME_COLUMNS`; no records: an empty one)."""
     rows = []
     for r in records:
         rows.append({"dataset": r["dataset"], "model": r["model"], "split": r["split"], "point": r["point"],
@@ -22,7 +31,7 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
                      "epoch_seconds": r["epoch_seconds_median"], "epochs_run": r["epochs_run"]})
     import pandas as pd
 
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
 
 def select(frame: pd.DataFrame) -> pd.DataFrame:
@@ -48,7 +57,8 @@ def repetition(dataset: str, split: int) -> int | None:
 def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
     """Mean and std (ddof=0) of test error and accuracy in percent, per dataset and model. For repeated CV (the
     graphs) with two or more repetitions, the std is over the repetitions' means (the paper's), not over folds;
-    ``std_over`` says which ("repetitions", "splits"; "folds" for a single repetition)."""
+    ``std_over`` says which ("repetitions", "splits"; "folds" for a single repetition). Columns:
+    :data:`SUMMARY_COLUMNS` (no runs selected: an empty table)."""
     import pandas as pd
 
     selected = selected.assign(repetition=[repetition(d, s) for d, s in zip(selected["dataset"], selected["split"])])
@@ -64,7 +74,7 @@ def aggregate(selected: pd.DataFrame) -> pd.DataFrame:
                "std_over": "repetitions" if reps.nunique() > 1 else "folds" if len(reps) else "splits",
                "epoch_seconds": g["epoch_seconds"].median(), "points": ",".join(sorted(set(g["point"])))}
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
 
 def selected_point(frame: pd.DataFrame) -> str:

@@ -139,3 +139,9 @@ def test_a_pack_writes_each_record_as_its_own_job_would(setup):
         for key in set(record) - set(TIMINGS) - {"provenance"}:
             assert record[key] == alone[key], key
         assert record["provenance"] == alone["provenance"]
+
+
+def test_aggregating_no_runs_says_the_config_names_none(tmp_path):
+    with pytest.raises(ValueError, match=r"no run records to aggregate: .*datasets\.text, datasets\.graph.*models"):
+        aggregate_runs([], tmp_path / "runs.csv", tmp_path / "sel.csv", tmp_path / "sum.csv")
+    assert list(tmp_path.iterdir()) == []

@@ -49,3 +49,14 @@ def test_selected_point_votes_then_val_then_order():
     tie = pd.DataFrame([r for r in rows if r["split"] < 2])
     tie.loc[(tie.split == 1) & (tie.point == "a"), "val_error"] = 0.05     # one vote each: lower val wins
     assert selected_point(tie) == "a"
+
+
+def test_no_records_give_empty_tables_with_their_columns():
+    frame = records_frame([])
+    assert list(frame.columns) == ["dataset", "model", "split", "point", "seed", "val_error", "val_loss",
+                                   "test_error", "test_accuracy", "epoch_seconds", "epochs_run"] and frame.empty
+    chosen = select(frame)
+    assert chosen.empty and list(chosen.columns) == list(frame.columns)
+    summary = aggregate(chosen)
+    assert summary.empty and {"dataset", "model", "test_error_mean", "test_accuracy_std", "splits",
+                              "std_over", "points"} <= set(summary.columns)
