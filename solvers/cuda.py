@@ -117,14 +117,27 @@ def _augment_round(W, pid, cur, u, v, col4row, row4col, col_ok, step=_dijkstra_s
     R = u.shape[1]
     dev = v.device
     ar_r, ar_c = torch.arange(R, device=dev), torch.arange(C, device=dev)
-    state = (cur.clone(), torch.zeros(P, dtype=torch.float64, device=dev),
+    state = [cur.clone(), torch.zeros(P, dtype=torch.float64, device=dev),
              torch.full((P, C), _INF, dtype=torch.float64, device=dev),
              torch.full((P, C), -1, dtype=torch.long, device=dev),
              torch.zeros((P, R), dtype=torch.bool, device=dev), torch.zeros((P, C), dtype=torch.bool, device=dev),
-             torch.full((P,), -1, dtype=torch.long, device=dev), torch.ones(P, dtype=torch.bool, device=dev))
-    while bool(state[-1].any()):                      # Dijkstra, one scanned column per step
+             torch.full((P,), -1, dtype=torch.long, device=dev), torch.ones(P, dtype=torch.bool, device=dev)]
+    live, part = torch.arange(P, device=dev), state          # the problems still stepped and their state
+    fixed = (pid, col_ok, u, v, row4col)
+    while True:                                       # Dijkstra, one scanned column per step
         for _ in range(check_every):
-            state = step(W, pid, col_ok, u, v, row4col, *state)
+            part = step(W, *fixed, *part)
+        running = int(part[-1].sum())
+        if running == 0:
+            break
+        if running <= len(live) // 2:                 # drop the finished problems: their state is final
+            for whole, piece in zip(state, part):
+                whole[live] = piece
+            keep = part[-1].nonzero().squeeze(1)
+            live, part = live[keep], [piece[keep] for piece in part]
+            fixed = tuple(t[live] for t in (pid, col_ok, u, v, row4col))
+    for whole, piece in zip(state, part):
+        whole[live] = piece
     _, min_val, spc, path, SR, SC, sink, _ = state
     if not bool(torch.isfinite(min_val).all()):
         raise RuntimeError("cuda solver: no augmenting path (a problem with more rows than columns)")

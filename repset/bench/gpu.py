@@ -233,7 +233,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-sets", type=int, default=None, help="cap on training sets per epoch shape")
     parser.add_argument("--no-epochs", action="store_true", help="solver table only")
     parser.add_argument("--compile", action="store_true", help="also time the cuda solver with torch.compile")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: CUDA is not available on this machine (torch.cuda.is_available() is False)")
