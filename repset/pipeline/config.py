@@ -7,7 +7,7 @@ import inspect
 import solvers
 from repset.protocol.plan import dataset_of_kind
 
-__all__ = ["check_config"]
+__all__ = ["check_config", "check_device"]
 
 
 def check_config(config: dict) -> dict:
@@ -25,6 +25,22 @@ def check_config(config: dict) -> dict:
         _check_solver("bench.solvers", name)
     _check_variants(config)
     return config
+
+
+def check_device(train: dict, model: str | None = None) -> None:
+    """At a job's start: ValueError naming the config key when ``train`` (the job's train settings, of
+    ``model``) asks for CUDA on a machine without it. Not a check of :func:`check_config`: the DAG may be
+    built on a host without the jobs' GPU (a cluster's login node; the train rule requests one)."""
+    device = train.get("device", "cpu")
+    if device == "cpu":
+        return
+    import torch
+
+    if torch.device(device).type == "cuda" and not torch.cuda.is_available():
+        key = "'train.device'" + (f" (or its override 'models.{model}.train.device')" if model else "")
+        why = "torch is built without CUDA" if torch.version.cuda is None else "no GPU is visible"
+        raise ValueError(f"config key {key} is {device!r} but this machine has no CUDA device ({why}, torch "
+                         f"{torch.__version__}): set it to cpu, or run the job on a machine with a GPU")
 
 
 def _check_solver(key: str, name: str) -> None:

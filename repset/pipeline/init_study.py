@@ -17,6 +17,7 @@ from repset.protocol.selection import records_frame, select
 from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
 
+from .config import check_device
 from .train import read_record, run_record
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ def latent_sets(store: str, vectors_name: str, config: dict, out_stem: str, *, i
     from repset.report.latent_sets import latent_table, most_used_hidden_sets
     from repset.report.tables import write_table
 
+    check_device(config["train"], "repset")
     data, splits, _ = load_store(store)
     options = {"n_hidden_sets": n_hidden_sets, "hidden_set_size": hidden_set_size, "solver": config["solver"],
                "init": init}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from repset.datasets.store import load_store
 from repset.io import atomic_path, write_json
+from repset.pipeline.config import check_device
 from repset.protocol.jobs import CHOSEN, Run
 from repset.protocol.selection import aggregate, records_frame, select, selected_point
 from repset.provenance import provenance
@@ -71,6 +72,7 @@ def run_record(store: str, run: Run, point: str, options: dict, settings: dict, 
     fields after the seed. ``snapshots``:
     see :func:`~repset.training.run.train_run`; it also receives the trained ``"model"`` and the split's
     ``"train"`` part."""
+    check_device(settings["train"], run.model)
     data, splits, meta = load_store(store)
     if run.split >= len(splits):
         raise ValueError(f"{store}: {len(splits)} splits, no split {run.split}")

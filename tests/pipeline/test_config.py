@@ -78,3 +78,18 @@ def test_the_cuda_solver_is_usable_from_the_config():
     config["solver"] = "cuda"
     config["train"]["device"] = "cuda"
     check_config(config)
+
+
+def test_a_device_this_machine_lacks_is_named_at_job_start(monkeypatch):
+    from repset.pipeline.config import check_device
+
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    with pytest.raises(ValueError, match=r"config key 'train.device' \(or its override 'models.repset.train.device'\) "
+                                         r"is 'cuda' but this machine has no CUDA device"):
+        check_device({"device": "cuda"}, "repset")
+    with pytest.raises(ValueError, match=r"config key 'train.device' is 'cuda'"):
+        check_device({"device": "cuda"})
+    check_device({"device": "cpu"}, "repset")
+    check_device({}, "repset")                       # cpu, the default
+    monkeypatch.setattr("torch.cuda.is_available", lambda: True)
+    check_device({"device": "cuda"}, "repset")

@@ -145,3 +145,13 @@ def test_aggregating_no_runs_says_the_config_names_none(tmp_path):
     with pytest.raises(ValueError, match=r"no run records to aggregate: .*datasets\.text, datasets\.graph.*models"):
         aggregate_runs([], tmp_path / "runs.csv", tmp_path / "sel.csv", tmp_path / "sum.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cuda_job_on_a_machine_without_cuda_names_the_config_key(setup, monkeypatch):
+    config, store, tmp = setup
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    config["models"]["repset"]["train"] = {"device": "cuda"}
+    with pytest.raises(ValueError, match=r"config key 'train.device' \(or its override 'models.repset.train.device'\)"):
+        train_split(str(store), Run("bbcsport", "repset", "k2-m3", 0, 0), run_settings(config, "repset", "k2-m3"),
+                    tmp / "r.json")
+    assert not (tmp / "r.json").exists()
