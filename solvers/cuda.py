@@ -22,11 +22,22 @@ at ``+inf``:
 2. rounds: every problem that still has a free row augments its first free row by one Dijkstra
    shortest augmenting path on reduced costs (Crouse 2016, as SciPy's ``linear_sum_assignment``: same
    relaxations, same dual updates, ties prefer a free column), all problems of the round advancing in
-   lock-step, one tensor step per scanned column; a round works only on its active problems.
+   lock-step, one tensor step per scanned column; a round works only on its active problems, and drops
+   those whose path is found once half of them are (their state is final).
 
 After ``min(n, k)`` augmentations per problem (fewer after step 1) every row is matched and the duals
 certify optimality, so values equal SciPy's optimum up to float64 rounding (assignments may differ on
 ties). Duals and reduced costs are float64 whatever the weights' dtype.
+
+Cost: every step is a fixed set of about 30 tensor operations over the stepped problems' ``(P', C)``
+state, and a batch takes a few dozen to a few hundred steps (counted on the CPU, one batch of 64 sets
+against 50 hidden sets: 144 Dijkstra steps in 18 rounds for REDDIT-shaped sets of 430 elements and
+hidden sets of 50, 53 in 9 for BBCSPORT's 117 x 20, 52 in 7 for TWITTER's 10 x 20; plus the augmenting
+walks). On a GPU the small shapes are therefore bound by
+kernel launches, not arithmetic: ``check_every`` waits for the device only every few steps (extra
+steps are no-ops) and ``compile=True`` fuses each step with ``torch.compile``. A fused kernel (one
+thread block per problem, in Triton or numba-cuda) is the next step where that is not enough; it could
+reuse this module's tests, but not run in CI.
 
 The numpy protocol (:meth:`solve`, :meth:`solve_indexed`) runs the same code on ``device`` (default:
 CUDA when available, else the CPU); :meth:`solve_tensors` and :meth:`solve_indexed_tensors` take torch
