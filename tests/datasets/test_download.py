@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 import tarfile
 import urllib.error
 import urllib.request
@@ -11,7 +14,7 @@ import pytest
 
 from repset.datasets import download as D
 from repset.datasets.registry import Source
-from repo_paths import MIRROR
+from repo_paths import MIRROR, ROOT
 
 DATA = b"hello repset\n" * 100
 SHA = hashlib.sha256(DATA).hexdigest()
@@ -259,3 +262,14 @@ def test_the_mirrors_packed_archives_have_the_registrys_content_hash(name):
 
     (packed,) = get_spec(name).sources
     assert D.tree_sha256(MIRROR / packed.path) == packed.tree_sha256
+
+
+@pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")
+def test_a_callers_exported_mirror_changes_no_test():
+    """The suite run by a user who exported REPSET_DATA_MIRROR (the mirror's real ohsumed archive was taken
+    instead of a test's own repository): tests/conftest.py clears it; tests that want it set it themselves."""
+    tests = [f"{__file__}::test_a_packed_archive_is_fetched_file_by_file_and_verified_by_content",
+             f"{__file__}::test_ohsumed_and_20ng_are_downloadable_from_text_gcn_at_a_pinned_commit"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
+                          env=dict(os.environ, REPSET_DATA_MIRROR=str(MIRROR)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]
