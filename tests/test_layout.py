@@ -125,7 +125,7 @@ def test_the_checker_sees_a_circle_inside_a_room(tmp_path):
     assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
-#: solvers that take torch tensors (issue 25: ``cuda`` solves on the tensors' device); the others are torch-free
+#: solvers that take torch tensors (``cuda`` solves on the tensors' device); the others are torch-free
 TENSOR_SOLVERS = {"solvers/cuda.py"}
 
 

@@ -1,4 +1,4 @@
-"""Exact RepSet on a device (issue 25): solver seconds per batch and training-epoch seconds, one run.
+"""Exact RepSet on a device: solver seconds per batch and training-epoch seconds, one run.
 
 Two tables, both on the same device in one process:
 
@@ -116,8 +116,8 @@ def _tla_timer(F: torch.Tensor, index: torch.Tensor) -> Callable | str:
     """``torch-linear-assignment`` on the padded costs ``-w`` (B m, N, K) (rectangular as they are)."""
     try:
         from torch_linear_assignment import batch_linear_assignment
-    except ImportError:
-        return f"skipped: {TLA} is not installed (pip install {TLA}; offline: pip install --no-deps its wheel)"
+    except ImportError as err:
+        return f"skipped: {TLA} is not installed ({err}; pip install {TLA}, offline: pip install --no-deps its wheel)"
     B, N = index.shape
     W = F[index].permute(0, 2, 1, 3).reshape(-1, N, F.shape[2]).contiguous()      # (B m, N, K)
     cost = -W
@@ -144,6 +144,7 @@ def solver_seconds(shapes: dict[str, Sequence[int]] | None = None, device: str |
                 continue
             seconds, values = _median_seconds(call, device, repeats)
             timed[name] = (seconds, values)
+            print(f"  {shape_name} {name}: {seconds:.4g} s per batch", flush=True)   # survives a timeout
         reference = timed.get("numba", timed.get("cuda", (None, None)))[1]
         for name, (seconds, values) in timed.items():
             err = float(np.max(np.abs(values - reference) / np.maximum(np.abs(reference), 1e-30)))
@@ -180,6 +181,7 @@ def epoch_seconds(shapes: dict[str, EpochShape] | None = None, device: str | tor
                                  seed=seed, device=str(device), distinct_elements=False)
             seconds = fit(SetClassifier(layer, shape.n_classes), data, config)["epoch_seconds"][1:]
             seconds_by_solver[name] = statistics.median(seconds)
+            print(f"  {shape_name} {name}: epochs of {[round(s, 3) for s in seconds]} s", flush=True)
             rows.append({"shape": shape_name, "solver": name, "device": str(device), "sets": shape.n_sets,
                          "set_size": shape.set_size, "d": shape.d, "m": shape.m, "k": shape.k,
                          "batch_size": shape.batch_size, "epoch_seconds": statistics.median(seconds),
