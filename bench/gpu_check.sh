@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exact RepSet on the GPU (issue 25): one call on a GPU machine runs the GPU-only tests and the device
+# Exact RepSet on the GPU: one call on a GPU machine runs the GPU-only tests and the device
 # benchmark (python -m repset.bench.gpu) and writes everything under $OUT.
 #
 #   OUT=/some/dir bash bench/gpu_check.sh        # from anywhere; default OUT: ./gpu_check_out

@@ -1,7 +1,7 @@
 """Exact batched solver on the tensors' device: shortest augmenting paths in lock-step, in torch ops.
 
 Why this design. The GPU image offers PyTorch, Triton, numba-cuda and CuPy, but CI and the development
-machine have no GPU, and the issue asks that the *same* algorithm run and be tested there. A batched
+machine have no GPU, and the *same* algorithm must run and be tested there. A batched
 Jonker-Volgenant / Hungarian method written in plain torch tensor ops does both: on CPU tensors it runs
 in CI (and is checked against SciPy), on CUDA tensors the very same code runs on the GPU, with the
 matching, its value and (in the layer) the sparse backward staying on the device. It is exact by
