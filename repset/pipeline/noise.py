@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.io import atomic_path
-from repset.pipeline.record import checked_archives
+from repset.pipeline.archive import checked_archives
 from repset.pipeline.verify import CAPABILITIES
 from repset.protocol.selection import records_frame, select
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from repset.pipeline.record import RecordError, checked_archives
+from repset.pipeline.archive import RecordError, checked_archives
 
 __all__ = ["verify_records", "rerun_record", "kernel_environment", "NOT_COMPARED"]
 

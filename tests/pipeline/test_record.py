@@ -9,7 +9,8 @@ import tarfile
 import pandas as pd
 import pytest
 
-from repset.pipeline.record import MANIFEST, RecordError, check_record, export_records, restore_records
+from repset.pipeline.archive import MANIFEST, RecordError
+from repset.pipeline.record import export_records, restore_records
 
 
 def record(dataset, model, point, split, error=0.2):
@@ -118,20 +119,6 @@ def test_a_tampered_or_truncated_archive_is_named(runs, tmp_path):
     with pytest.raises(RecordError, match="bbcsport.tar.gz: (sha256 differs|damaged archive)"):
         restore_records(tmp_path / "reproduction", tmp_path / "fresh")
     assert files(tmp_path / "fresh") == {}
-
-
-def test_members_are_parsed_and_checked_against_their_path():
-    good = json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()
-    assert check_record("bbcsport/repset/k10-m20/split0_seed0.json", good)["split"] == 0
-    with pytest.raises(RecordError, match="not valid JSON"):
-        check_record("bbcsport/repset/k10-m20/split0_seed0.json", good[:-5])
-    with pytest.raises(RecordError, match=r"disagree with its path \(split 0 seed 0\)"):
-        check_record("bbcsport/repset/k10-m20/split1_seed0.json", good)
-    with pytest.raises(RecordError, match="test error 1.5"):
-        check_record("bbcsport/repset/k10-m20/split0_seed0.json",
-                     json.dumps(record("bbcsport", "repset", "k10-m20", 0, error=1.5)).encode())
-    with pytest.raises(RecordError, match="not a run record: lacks model, point"):
-        check_record("bbcsport/repset/k10-m20/split0_seed0.json", b'{"dataset": "bbcsport"}')
 
 
 def test_wrong_folders_and_names_are_errors(runs, tmp_path):

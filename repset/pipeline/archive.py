@@ -1,0 +1,143 @@
+"""Record archives and the records in them, checked: a member must parse as a record whose fields agree with
+its path; an archive must match its folder's manifest (``records/SHA256SUMS``), decompress whole (gzip's
+CRC and length) and hold only such members. Read by :mod:`.record` (export, restore) and :mod:`.verify`."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import tarfile
+import zlib
+from pathlib import Path
+
+__all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "read_manifest", "read_archive",
+           "checked_archives"]
+
+MANIFEST = "SHA256SUMS"
+#: the fields every run record has; a grid choice (``<model>/grid_seed<s>.json``) has GRID_FIELDS
+RUN_FIELDS = ("dataset", "model", "point", "split", "seed", "val", "test", "train_config", "epochs_run",
+              "best_epoch", "train_seconds", "store_meta", "provenance")
+GRID_FIELDS = ("dataset", "model", "seed", "point", "per_split")
+RECOVER = ("restore it from git (`git checkout -- {path}`) or re-export it from a complete results/runs "
+           "(`python -m repset.pipeline.record export results/runs {folder}`)")
+
+
+class RecordError(ValueError):
+    """A record archive, member or folder that cannot be trusted; the message names it and how to recover."""
+
+
+def archive_name(dataset: str) -> str:
+    """``<dataset>.tar.gz`` in lower case (``MUTAG`` -> ``mutag.tar.gz``)."""
+    return f"{dataset.lower()}.tar.gz"
+
+
+def check_record(name: str, data: bytes) -> dict:
+    """Parse member ``name`` (``<dataset>/<model>/<point>/split<k>_seed<s>.json`` or
+    ``<dataset>/<model>/grid_seed<s>.json``) and check that it is a record whose fields agree with its path."""
+    try:
+        record = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise RecordError(f"{name}: not valid JSON ({err})") from None
+    parts = Path(name).parts
+    grid = re.fullmatch(r"grid_seed(\d+)\.json", parts[-1])
+    fields = GRID_FIELDS if grid else RUN_FIELDS
+    missing = [k for k in fields if not isinstance(record, dict) or k not in record]
+    if missing:
+        raise RecordError(f"{name}: not a {'grid choice' if grid else 'run record'}: lacks {', '.join(missing)}")
+    wrong = []
+    if parts[0] != record["dataset"] or parts[1] != record["model"]:
+        wrong.append(f"dataset/model {record['dataset']}/{record['model']}")
+    if grid:
+        wrong += [f"seed {record['seed']}"] * (int(grid.group(1)) != record["seed"]) + [f"{len(parts)} path parts"] * (len(parts) != 3)
+    else:
+        if len(parts) != 4 or parts[3] != f"split{record['split']}_seed{record['seed']}.json":
+            wrong.append(f"split {record['split']} seed {record['seed']}")
+        elif parts[2] != record["point"] and not (parts[2] == "chosen" and record.get("grid_choice")):
+            wrong.append(f"point {record['point']}")
+        for part in ("val", "test"):
+            error = (record[part] or {}).get("error") if part == "test" or record[part] else 0.0
+            if not isinstance(error, (int, float)) or not 0.0 <= error <= 1.0:
+                wrong.append(f"{part} error {error!r}")
+    if wrong:
+        raise RecordError(f"{name}: its fields disagree with its path ({'; '.join(wrong)})")
+    return record
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_manifest(record_dir: Path) -> dict[str, str]:
+    """``records/SHA256SUMS`` as {archive name: sha256} ({} when there is none)."""
+    path = record_dir / "records" / MANIFEST
+    if not path.exists():
+        return {}
+    out = {}
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        match = re.fullmatch(r"([0-9a-f]{64})\s+\*?(\S+)", line.strip())
+        if not match:
+            raise RecordError(f"{path}:{i}: not a sha256sum line: {line!r}")
+        out[match.group(2)] = match.group(1)
+    return out
+
+
+def read_archive(archive: Path, expected_sha256: str | None = None) -> dict[str, bytes]:
+    """Every member of ``archive`` as {name: bytes}, after checking the whole file: its sha256 against the
+    manifest's, gzip's CRC and length, the tar structure, and each member as a record (:func:`check_record`).
+    Raises :class:`RecordError` naming the archive, what is wrong and how to recover."""
+    folder = archive.parent.parent
+    recover = RECOVER.format(path=archive, folder=folder)
+    raw = archive.read_bytes()
+    if expected_sha256 is not None and sha256_of(raw) != expected_sha256:
+        raise RecordError(f"{archive}: sha256 differs from {folder / 'records' / MANIFEST} (changed or damaged); {recover}")
+    try:
+        payload = gzip.decompress(raw)             # the whole stream: CRC and length are checked at its end
+        members = {}
+        with tarfile.open(fileobj=io.BytesIO(payload), mode="r:") as tar:
+            for member in tar.getmembers():
+                path = Path(member.name)
+                if not member.isfile() or path.is_absolute() or ".." in path.parts:
+                    raise RecordError(f"{archive}: unexpected member {member.name!r}; {recover}")
+                members[member.name] = tar.extractfile(member).read()
+    except (OSError, EOFError, zlib.error, tarfile.TarError) as err:
+        raise RecordError(f"{archive}: damaged archive ({type(err).__name__}: {err}); {recover}") from None
+    for name, data in members.items():
+        try:
+            check_record(name, data)
+        except RecordError as err:
+            raise RecordError(f"{archive}: member {err}; {recover}") from None
+    return members
+
+
+def _archives(record_dir: Path, datasets: list[str] | None) -> list[Path]:
+    """``record_dir/records/*.tar.gz`` (of ``datasets`` only where given, matched case-insensitively), in
+    name order; RecordError when there are none or a named dataset has none."""
+    found = sorted((record_dir / "records").glob("*.tar.gz"))
+    if not found:
+        raise RecordError(f"{record_dir}: no records/*.tar.gz here; pass the record folder (e.g. reproduction), "
+                          "not results/runs or records/")
+    if datasets is None:
+        return found
+    by_name = {a.name.removesuffix(".tar.gz").lower(): a for a in found}
+    unknown = [d for d in datasets if d.lower() not in by_name]
+    if unknown:
+        raise RecordError(f"{record_dir}: no archive for dataset(s) {', '.join(unknown)}; archives: {', '.join(sorted(by_name))}")
+    return [by_name[d.lower()] for d in dict.fromkeys(datasets)]
+
+
+def checked_archives(record_dir: str | os.PathLike, datasets: list[str] | None = None) -> dict[Path, dict[str, bytes]]:
+    """Every selected archive read and checked (:func:`read_archive`) against the folder's manifest, which
+    must list each of them."""
+    record_dir = Path(record_dir)
+    archives = _archives(record_dir, datasets)
+    manifest = read_manifest(record_dir)
+    if not manifest:
+        raise RecordError(f"{record_dir / 'records' / MANIFEST} is missing: archives cannot be checked; re-export "
+                          "the folder or write it with `sha256sum *.tar.gz > SHA256SUMS` from archives you trust")
+    unlisted = [a.name for a in archives if a.name not in manifest]
+    if unlisted:
+        raise RecordError(f"{record_dir / 'records' / MANIFEST} does not list {', '.join(unlisted)}")
+    return {a: read_archive(a, manifest[a.name]) for a in archives}

@@ -1,0 +1,49 @@
+"""Record members are parsed and checked against their path; archives are checked whole."""
+import gzip
+import io
+import json
+import tarfile
+
+import pytest
+
+from repset.pipeline.archive import RecordError, check_record, read_archive
+
+
+def record(dataset, model, point, split, error=0.2):
+    return {"dataset": dataset, "model": model, "point": point, "split": split, "seed": 0,
+            "train_config": {"seed": 0}, "val": {"error": 0.1, "loss": 0.3}, "test": {"error": error},
+            "epochs_run": 7, "best_epoch": 3, "train_seconds": 4.0, "grid_choice": None,
+            "store_meta": {"sha256": "ab" * 32}, "provenance": {}}
+
+
+def test_members_are_parsed_and_checked_against_their_path():
+    good = json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()
+    assert check_record("bbcsport/repset/k10-m20/split0_seed0.json", good)["split"] == 0
+    with pytest.raises(RecordError, match="not valid JSON"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json", good[:-5])
+    with pytest.raises(RecordError, match=r"disagree with its path \(split 0 seed 0\)"):
+        check_record("bbcsport/repset/k10-m20/split1_seed0.json", good)
+    with pytest.raises(RecordError, match="test error 1.5"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json",
+                     json.dumps(record("bbcsport", "repset", "k10-m20", 0, error=1.5)).encode())
+    with pytest.raises(RecordError, match="not a run record: lacks model, point"):
+        check_record("bbcsport/repset/k10-m20/split0_seed0.json", b'{"dataset": "bbcsport"}')
+
+
+def test_an_archive_is_read_whole_and_checked(tmp_path):
+    members = {"bbcsport/repset/k10-m20/split0_seed0.json": json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()}
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    archive = tmp_path / "records" / "bbcsport.tar.gz"
+    archive.parent.mkdir()
+    archive.write_bytes(buffer.getvalue())
+    assert read_archive(archive) == members
+    with pytest.raises(RecordError, match="sha256 differs"):
+        read_archive(archive, expected_sha256="0" * 64)
+    archive.write_bytes(buffer.getvalue()[:-4])                      # gzip's length field cut: tar alone reads on
+    with pytest.raises(RecordError, match="bbcsport.tar.gz: damaged archive"):
+        read_archive(archive)
