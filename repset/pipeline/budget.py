@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from repset.protocol.budget import DatasetShape, budget_table, summarize
+from repset.protocol.budget import DatasetShape, budget_table, start_seconds, summarize
 from repset.protocol.jobs import CHOSEN
 from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
@@ -39,9 +39,19 @@ def graph_shape(dataset: str, raw_dir: str, dim: int, val_fraction: float, seed:
                         len(split["val"]))
 
 
-def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out: str, sample: int = 256) -> None:
-    """Measure every dataset x model x point; write the rows (CSV) and the job summary (Markdown)."""
-    table = budget_table(shapes, config, sample=sample, seed=config["seed"],
+def finished_records(path: str | os.PathLike | None) -> pd.DataFrame | None:
+    """Finished runs (dataset, model, epochs_run, ...: reproduction/runs.csv) where the file exists."""
+    return pd.read_csv(path) if path is not None and os.path.isfile(path) else None
+
+
+def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out: str, sample: int = 256,
+                 records: str | os.PathLike | None = None, start: float | None = None) -> pd.DataFrame:
+    """Measure every dataset x model x point; write the rows (CSV) and the job summary (Markdown).
+    ``records``: finished runs whose mean epochs replace the epoch bound (:func:`~repset.protocol.budget.expected_epochs`);
+    ``start``: a job's start in seconds (None: measured, :func:`~repset.protocol.budget.start_seconds`)."""
+    start = start_seconds() if start is None else start
+    table = budget_table(shapes, config, sample=sample, seed=config["seed"], records=finished_records(records),
+                         start=start,
                          progress=lambda r: log.info("%s %s %s: %.3f s/epoch", r["dataset"], r["model"], r["point"],
                                                      r["epoch_seconds"]))
     per = summarize(table, config)
@@ -55,7 +65,10 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         "# Protocol budget (estimated from measured epochs)", "",
         f"Every dataset x model x grid point trained for one timed epoch on {sample} synthetic sets with the "
         "dataset's training-set sizes, dimension and classes (scaled to the full training set), one thread, "
-        f"times `train.epochs` (an upper bound: early stopping stops sooner), laid out as the workflow's jobs: "
+        "times the epochs a run is expected to train: the mean `epochs_run` of the finished records of that "
+        "dataset and model where there are any, else `train.epochs` (an upper bound: early stopping stops "
+        f"sooner); plus a job's start ({start:.1f} s measured: interpreter, torch, optimizer; once per pack "
+        "for the datasets of `train_packs`); laid out as the workflow's jobs: "
         "one per dataset, model, seed, split and grid point (grid searched on "
         + (f"the first {searched} split(s); later splits train the chosen point, costed at the grid's mean)."
            if searched else "every split)."), "",
@@ -63,12 +76,22 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",
         f"Wall-clock with one-thread jobs on: {walls} (jobs replayed longest path first, the grid choice "
         "waiting for its searched splits).", "",
+        "| dataset | hours | epochs assumed per model (source) |", "|---|---|---|",
+        *[f"| {d} | {per[per.dataset == d].hours.sum():.2f} | {_epochs_used(table[table.dataset == d])} |"
+          for d in table["dataset"].unique()], "",
         "| dataset | model | jobs | hours | longest job (h) | share |", "|---|---|---|---|---|---|",
         *[f"| {r.dataset} | {r.model} | {r.jobs} | {r.hours:.2f} | {r.longest_hours:.2f} | {100 * r.share:.1f} % |"
           for r in per.itertuples()],
     ]
     with atomic_path(md_out) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
+    return table
+
+
+def _epochs_used(rows: pd.DataFrame) -> str:
+    """``model epochs (source)`` for each model of one dataset's budget rows."""
+    first = rows.drop_duplicates("model")
+    return "; ".join(f"{r.model} {r.epochs:.1f} ({r.epochs_from})" for r in first.itertuples())
 
 
 def job_resources(budget_csv: str | os.PathLike) -> dict[tuple[str, str, str], dict[str, int]]:

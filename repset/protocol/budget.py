@@ -3,14 +3,19 @@
 For every dataset x model x grid point of a config, :func:`calibrate` trains the real layer with the
 real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes
 (a random sample of ``sample`` sets; seconds scaled to the full training set) and times one
-validation pass. :func:`budget_table` multiplies by the model's ``train.epochs`` (an upper bound: early
-stopping ends runs sooner) and the runs the protocol asks for (splits x seeds, the grid searched on
-``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as the workflow's jobs (one per
+validation pass. :func:`budget_table` multiplies by the epochs a run is expected to train
+(:func:`expected_epochs`: the mean ``epochs_run`` of the finished records of that dataset and model
+where there are any, else the model's ``train.epochs``, an upper bound: early stopping ends runs
+sooner), adds the job's start (the interpreter and torch; shared by a pack's runs,
+:mod:`repset.protocol.packs`), and multiplies by the runs the protocol asks for (splits x seeds, the
+grid searched on ``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as the workflow's jobs (one per
 split and grid point) and replays them on 2, 8, 64 and unboundedly many cores. Values are synthetic;
 only the timing matters.
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -20,13 +25,16 @@ import torch
 
 from repset.sets import SetDataset
 from repset.training.classifier import SetClassifier, build_layer
-from repset.training.trainer import TrainConfig, batch_indices, evaluate, fit, seed_everything
+from repset.training.chunks import chunks, eval_batches
+from repset.training.trainer import TrainConfig, batch_indices, eval_options, evaluate, fit, seed_everything
 
 from .grid import grid_points, point_id
+from .packs import packed_datasets
 from .plan import layer_options, split_count, train_settings
 from .schedule import job_costs, wall_seconds
 
-__all__ = ["DatasetShape", "calibrate", "protocol_runs", "budget_table", "summarize", "CORES"]
+__all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "start_seconds", "budget_table",
+           "summarize", "CORES"]
 
 #: core counts the budget reports wall-clock estimates for (None: an unbounded cluster, the critical path)
 CORES = (2, 8, 64, None)
@@ -80,23 +88,27 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
     seed_everything(seed)
     model = SetClassifier(build_layer(layer, shape.dim, **options), shape.n_classes)
     cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed, bucket=train.bucket,
-                      distinct_elements=train.distinct_elements)
+                      distinct_elements=train.distinct_elements, ragged=train.ragged, max_elements=train.max_elements)
     epoch = fit(model, data, cfg)["epoch_seconds"][1] * len(batches) / len(pick)
     some = rng.choice(len(shape.train_sizes), max(shape.n_val, 1))
     val = _synthetic(shape.train_sizes[some], shape.dim, shape.n_classes, seed + 1,
                      None if shape.train_ids is None else [shape.train_ids[i] for i in some])
     start = time.perf_counter()
-    evaluate(model, val, distinct_elements=train.distinct_elements)
+    evaluate(model, val, **eval_options(cfg))
     return {"epoch_seconds": epoch, "val_seconds": time.perf_counter() - start,
-            "mem_mb": _memory_mb(shape, batches, options)}
+            "mem_mb": _memory_mb(shape, batches, options, train)}
 
 
-def _memory_mb(shape: DatasetShape, batches: list[torch.Tensor], options: dict) -> float:
+def _memory_mb(shape: DatasetShape, batches: list[torch.Tensor], options: dict, train: TrainConfig) -> float:
     """Peak memory estimate (MB) of a training job: the interpreter with torch (~500 MB), the dataset's
     elements (train + val + test, float32, ~1.5x the training set) and the activations of the largest
-    padded batch: per element d inputs plus, for hidden-set layers, m x |Y| edge weights kept four times
-    (ReLU(VH), its gradient, the mask, the solver's view); other layers ~8 d activations."""
-    largest = max(len(b) * int(shape.train_sizes[b.numpy()].max()) for b in batches)
+    padded call (:mod:`repset.training.chunks`; evaluation's: 256 sets of the largest sizes, cut as the
+    config cuts them): per element d inputs plus, for hidden-set layers, m x |Y| edge weights kept four
+    times (ReLU(VH), its gradient, the mask, the solver's view); other layers ~8 d activations."""
+    sizes = torch.from_numpy(shape.train_sizes)
+    calls = [b[c] for b in batches for c in chunks(sizes[b], train.ragged, train.max_elements)]
+    calls += eval_batches(sizes[torch.argsort(sizes)[-max(shape.n_val, 1):]], train.ragged, train.max_elements)[-1:]
+    largest = max(len(c) * int(sizes[c].max()) for c in calls)
     width = (options.get("n_hidden_sets", 0) * options.get("hidden_set_size", 0) * 4) or 8 * shape.dim
     data = 1.5 * float(shape.train_sizes.sum()) * shape.dim * 4
     return 500 + (data + largest * (shape.dim + width) * 4) / 2**20
@@ -114,21 +126,49 @@ def protocol_runs(config: dict, dataset: str, model: str) -> dict[str, float]:
     return {p: seeds * (searched + (splits - searched) / len(points)) for p in points}
 
 
+def expected_epochs(records: pd.DataFrame | None, dataset: str, model: str, bound: int) -> tuple[float, str]:
+    """Epochs a run of ``model`` on ``dataset`` is expected to train and where the figure comes from: the
+    mean ``epochs_run`` of the finished ``records`` (rows with dataset, model, epochs_run, e.g.
+    reproduction/runs.csv) of that dataset and model, else ``bound`` (``train.epochs``)."""
+    if records is not None and len(records):
+        mine = records[(records["dataset"] == dataset) & (records["model"] == model)]
+        if len(mine):
+            return float(mine["epochs_run"].mean()), f"records ({len(mine)})"
+    return float(bound), "bound"
+
+
+def start_seconds(repeats: int = 3) -> float:
+    """Median seconds of a job's start: a fresh interpreter importing the training stage and torch's
+    optimizer (which imports ``torch._dynamo``), before any data is read."""
+    code = ("import torch, repset.pipeline.train; "
+            "torch.optim.Adam([torch.zeros(1, requires_grad=True)], fused=True)")
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
 def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, seed: int = 0,
-                 progress=None) -> pd.DataFrame:
-    """One row per dataset x model x grid point: measured seconds and the protocol's estimated total."""
+                 progress=None, records: pd.DataFrame | None = None, start: float = 0.0) -> pd.DataFrame:
+    """One row per dataset x model x grid point: measured seconds and the protocol's estimated total.
+    ``records``: finished runs for :func:`expected_epochs`; ``start``: a job's start (s), counted once
+    per run, or once per pack of ``train_packs.runs`` runs for a packed dataset."""
     rows = []
     for shape in shapes:
+        per_pack = (config.get("train_packs") or {}).get("runs", 50) if shape.name in packed_datasets(config) else 1
         for model, spec in config["models"].items():
             train = TrainConfig(**train_settings(config, model))
             runs = protocol_runs(config, shape.name, model)
+            epochs, source = expected_epochs(records, shape.name, model, train.epochs)
             for pid, options in layer_options(config, model).items():
                 measured = calibrate(shape, spec["layer"], options, train, sample, seed)
-                per_run = train.epochs * (measured["epoch_seconds"] + measured["val_seconds"])
+                per_run = epochs * (measured["epoch_seconds"] + measured["val_seconds"]) + start / per_pack
                 rows.append({"dataset": shape.name, "model": model, "point": pid, "train_sets": len(shape.train_sizes),
                              "mean_set_size": float(np.mean(shape.train_sizes)), "dim": shape.dim,
-                             **measured, "epochs": train.epochs, "run_seconds": per_run, "runs": runs[pid],
-                             "seconds": runs[pid] * per_run})
+                             **measured, "epochs": epochs, "epochs_from": source, "start_seconds": start / per_pack,
+                             "run_seconds": per_run, "runs": runs[pid], "seconds": runs[pid] * per_run})
                 if progress is not None:
                     progress(rows[-1])
     return pd.DataFrame(rows)

@@ -23,10 +23,10 @@ def chunks(lengths: torch.Tensor, ragged: bool, max_elements: int | None) -> lis
     ``ragged``: groups of similar size with at most :data:`RAGGED_PADDING` padding, in increasing size
     (empty sets join the first group); else one group, sorted by size when a bound applies.
     ``max_elements``: each group cut (in size order) so that sets x largest size <= the bound (a set larger
-    than the bound gets a call of its own); None: no bound. Not ragged and no bound: ``[arange(B)]``,
-    the batch as it is. Every position appears exactly once."""
+    than the bound gets a call of its own); None: no bound. Not ragged and within the bound (or none):
+    ``[arange(B)]``, the batch as it is (the original path, op for op). Every position appears once."""
     n = len(lengths)
-    if not ragged and max_elements is None:
+    if not ragged and (max_elements is None or n * (int(lengths.max()) if n else 0) <= max_elements):
         return [torch.arange(n)]
     if ragged:
         groups = size_groups(lengths, RAGGED_PADDING)

@@ -30,12 +30,17 @@ def test_text_shape_and_outputs(tmp_path):
               "protocol": {"text_splits": 2, "graph_splits": 10, "seeds": [0], "grid_splits": 1},
               "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
               "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
-    write_budget([shape], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8)
+    records = tmp_path / "runs.csv"
+    pd.DataFrame({"dataset": ["bbcsport", "bbcsport", "MUTAG"], "model": ["repset"] * 3,
+                  "epochs_run": [3, 4, 50]}).to_csv(records, index=False)
+    write_budget([shape], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8, records=records, start=2.0)
     table = pd.read_csv(tmp_path / "b.csv")
     assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
     text = (tmp_path / "b.md").read_text()
     assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset | 3 |" in text
     assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
+    assert (table["epochs"] == 3.5).all() and (table["epochs_from"] == "records (2)").all()
+    assert "| bbcsport |" in text and "repset 3.5 (records (2))" in text and "2.0 s measured" in text
     requests = job_resources(tmp_path / "b.csv")
     assert set(requests) == {("bbcsport", "repset", p) for p in ("k2-m2", "k2-m3", "chosen")}
     assert requests[("bbcsport", "repset", "chosen")]["runtime"] == max(r["runtime"] for r in requests.values())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repset.protocol.budget import DatasetShape, budget_table, calibrate, protocol_runs, summarize
+from repset.protocol.budget import DatasetShape, budget_table, calibrate, expected_epochs, protocol_runs, summarize
 from repset.training.trainer import TrainConfig
 
 
@@ -81,3 +81,20 @@ def test_memory_estimate_grows_with_the_hidden_sets():
     small = calibrate(SHAPE, "approx_repset", {"n_hidden_sets": 2, "hidden_set_size": 2}, cfg, sample=16)
     large = calibrate(SHAPE, "approx_repset", {"n_hidden_sets": 200, "hidden_set_size": 50}, cfg, sample=16)
     assert large["mem_mb"] > small["mem_mb"] > 500
+
+
+def test_expected_epochs_from_finished_records_else_the_bound_and_the_start_per_job():
+    import pandas as pd
+
+    records = pd.DataFrame({"dataset": ["MUTAG"] * 3 + ["bbcsport"], "model": ["repset"] * 4, "epochs_run": [10, 20, 30, 7]})
+    assert expected_epochs(records, "MUTAG", "repset", 50) == (20.0, "records (3)")
+    assert expected_epochs(records, "MUTAG", "deepsets", 50) == (50.0, "bound")
+    assert expected_epochs(None, "MUTAG", "repset", 50) == (50.0, "bound")
+    shape = DatasetShape("MUTAG", SHAPE.train_sizes, 4, 2, 5)
+    cfg = config()
+    table = budget_table([shape], cfg, sample=16, records=records, start=3.0)
+    assert table.set_index("model")["epochs"].to_dict() == {"repset": 20.0, "deepsets": 10.0}
+    assert np.allclose(table["run_seconds"], table["epochs"] * (table["epoch_seconds"] + table["val_seconds"]) + 3.0)
+    cfg["train_packs"] = {"datasets": ["mutag"], "runs": 30}      # a pack starts once for its 30 runs
+    packed = budget_table([shape], cfg, sample=16, records=records, start=3.0)
+    assert np.allclose(packed["start_seconds"], 0.1)

@@ -16,6 +16,7 @@ def covers(parts, n):
 def test_no_bound_not_ragged_is_the_batch_as_it_is():
     lengths = sizes(50)
     assert [p.tolist() for p in chunks(lengths, False, None)] == [list(range(50))]
+    assert [p.tolist() for p in chunks(lengths, False, 50 * int(lengths.max()))] == [list(range(50))]   # within
 
 
 def test_ragged_calls_cover_every_set_with_little_padding():

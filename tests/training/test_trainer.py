@@ -6,7 +6,7 @@ import torch
 from repset.sets import SetDataset
 from repset.layers import ApproxRepSet
 from repset.training.classifier import SetClassifier, build_layer
-from repset.training.trainer import TrainConfig, evaluate, fit, seed_everything
+from repset.training.trainer import TrainConfig, eval_options, evaluate, fit, seed_everything
 
 
 def blobs(n=40, seed=0):
@@ -163,6 +163,23 @@ def test_ragged_and_bounded_paths_match_the_padded_batch(layer):
 def test_records_without_the_new_fields_rerun_padded_and_unbounded():
     legacy = TrainConfig.from_record({"epochs": 3})
     assert (legacy.ragged, legacy.max_elements, legacy.distinct_elements) == (False, None, False)
-    assert TrainConfig().ragged and TrainConfig().max_elements is not None
+    assert TrainConfig().max_elements is not None
+
+
+def test_a_batch_within_the_bound_trains_exactly_as_the_original_path():
+    """Small sets (MUTAG's graphs) never reach the bound: the default config trains them bit for bit as
+    the records made before the bound existed."""
+    from repset.training.trainer import train_step
+
+    data = ragged_sets()
+    seed_everything(0)
+    model = SetClassifier(build_layer("approx_repset", 3, n_hidden_sets=4, hidden_set_size=3), 2)
+    out = []
+    for config in (TrainConfig.from_record({}), TrainConfig(max_elements=len(data) * 60)):
+        model.zero_grad(set_to_none=True)
+        loss = train_step(model, data, torch.arange(len(data)), config)
+        out.append((loss, [p.grad.clone() for p in model.parameters()], evaluate(model, data, **eval_options(config))))
+    (l0, g0, e0), (l1, g1, e1) = out
+    assert l0 == l1 and e0 == e1 and all(torch.equal(a, b) for a, b in zip(g0, g1))
     with pytest.raises(ValueError, match="max_elements"):
         TrainConfig(max_elements=0)

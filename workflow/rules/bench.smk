@@ -69,6 +69,8 @@ rule budget:
     input:
         # text: the built stores (set sizes after preprocessing); graphs: raw files (node counts, no embedding)
         stores=[store_path(d, config) if d in TEXT else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
+        # finished runs (their epochs replace the epoch bound where a dataset and model has some)
+        **({"records": "reproduction/runs.csv"} if os.path.isfile("reproduction/runs.csv") else {}),
     output:
         table="results/budget/protocol.csv",
         summary="results/budget/protocol.md",
@@ -81,7 +83,8 @@ rule budget:
         datasets=DATASETS,
         text=TEXT,
         raw_dir=lambda w, input: next((str(Path(s).parent) for s in input.stores if s.endswith(".sources.json")), None),
-        config=lambda w: {k: config[k] for k in ("seed", "solver", "data", "struc2vec", "protocol", "train", "models")},
+        config=lambda w: {k: config[k] for k in ("seed", "solver", "data", "struc2vec", "protocol", "train", "models",
+                                                 "train_packs") if k in config},
         sample=config["bench"]["budget_sample"],
     script:
         "../scripts/budget.py"

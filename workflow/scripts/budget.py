@@ -10,4 +10,5 @@ with job_log(snakemake.log[0]):
     shapes = [text_shape(d, store) if d in p.text else
               graph_shape(d, p.raw_dir, c["struc2vec"]["dim"], c["data"]["val_fraction"], c["seed"])
               for d, store in zip(p.datasets, snakemake.input.stores)]
-    write_budget(shapes, c, snakemake.output.table, snakemake.output.summary, sample=p.sample)
+    write_budget(shapes, c, snakemake.output.table, snakemake.output.summary, sample=p.sample,
+                 records=snakemake.input.get("records"))
