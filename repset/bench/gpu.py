@@ -31,6 +31,7 @@ import torch
 
 from solvers import get_solver
 from repset.bench.epoch import EpochShape, synthetic_sets
+from repset.threads import passive_numba_pool
 from repset.training.classifier import SetClassifier, build_layer
 from repset.training.trainer import TrainConfig, fit, seed_everything
 
@@ -92,7 +93,8 @@ def _timers(F, index, lengths, sizes, names: Sequence[str], compile_step: bool) 
         if name not in names:
             continue
         try:
-            solver = get_solver(name.split("+")[0])
+            with passive_numba_pool():   # a spinning Numba pool would starve torch's ops (repset.threads)
+                solver = get_solver(name.split("+")[0])
         except ImportError as err:
             out[name] = f"skipped: {err}"
             continue
