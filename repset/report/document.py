@@ -176,9 +176,11 @@ def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLik
 
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
-                 configfiles: Sequence[str] = ()) -> Path:
+                 configfiles: Sequence[str] = (), noise: str | None = None) -> Path:
     """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
-    setup, the two result tables, paper vs ours with deltas, provenance, input differences."""
+    setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
+    markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
+    in the setup."""
     comp = comparison(ours)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
     differences = protocol_differences(config)
@@ -200,6 +202,12 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "- model selection: per split, the grid point with the lowest validation error (then loss)"
         + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
            "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",
+        *([] if noise is None else [
+            "### How far apart two honest reruns can be", "",
+            "One recorded run (the point validation selected on split 0) retrained with seeds 0-4 on this "
+            "machine's kernels, and with its own seed under each CPU capability torch offers here "
+            "(`ATEN_CPU_CAPABILITY`); test error in %, beside the paper's std over splits "
+            "(`python -m repset.pipeline.noise`):", "", noise.strip(), ""]),
         "## Text categorisation: test error (%)", "", to_markdown(tables["text"]),
         "## Graph classification: accuracy (%)", "", to_markdown(tables["graph"]),
         "## Paper vs reproduced", "",

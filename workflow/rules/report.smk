@@ -82,6 +82,7 @@ rule report:
         budget=rules.budget.output.summary,
         # the initialisation study's table (config init_study; empty without one)
         init_study=rules.init_study_table.output.table[2] if INIT_STUDY else [],
+        noise=config.get("noise_table") or [],       # a run-to-run noise table (repset.pipeline.noise)
     output:
         report="results/REPORT.md",
     log:

@@ -19,5 +19,5 @@ with job_log(snakemake.log[0]):
         sections.append(("Interpretability and the hidden sets' initialisation",
                          init_study_section(study, snakemake.params.init_baseline, snakemake.params.latent_by_init)))
     write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
-                 extra_sections=sections,
+                 extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
                  configfiles=snakemake.params.configfiles)
