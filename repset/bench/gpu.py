@@ -13,7 +13,7 @@ Two tables, both on the same device in one process:
   the device), after one warm-up epoch; ``speedup`` = numba seconds / cuda seconds on the same device.
 
 ``python -m repset.bench.gpu --device cuda --out DIR`` writes ``solver_seconds.csv``,
-``epoch_seconds.csv`` and ``environment.json`` (see ``bench/gpu_check.sh``). Nothing here needs pandas,
+``epoch_seconds.csv`` and ``environment.json`` (see ``.ci/gpu_check.sh``). Nothing here needs pandas,
 and a missing Numba or torch-linear-assignment only skips its rows.
 """
 from __future__ import annotations

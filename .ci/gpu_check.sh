@@ -2,16 +2,16 @@
 # Exact RepSet on the GPU: one call on a GPU machine runs the GPU-only tests and the device
 # benchmark (python -m repset.bench.gpu) and writes everything under $OUT.
 #
-#   OUT=/some/dir bash bench/gpu_check.sh        # from anywhere; default OUT: ./gpu_check_out
+#   OUT=/some/dir bash .ci/gpu_check.sh        # from anywhere; default OUT: ./gpu_check_out
 #
 # Needs PyTorch with CUDA; numpy; pytest and scipy for the tests (the benchmark runs without them);
 # Numba for the CPU-solver rows (skipped, with the reason, without it). About 6-8 minutes on one H100,
 # every step time-boxed. The device has no internet: for the torch-linear-assignment peer, put its wheel
-# in bench/wheels/ beforehand (pip download --no-deps torch-linear-assignment -d bench/wheels; do not
+# in .ci/wheels/ beforehand (pip download --no-deps torch-linear-assignment -d .ci/wheels; do not
 # commit it): it is installed with --no-deps here, else its rows say "skipped: ... not installed".
 # Files: environment.txt, tests.txt, solver_seconds.csv, epoch_seconds.csv, environment.json, bench.txt,
 # compiled/solver_seconds.csv and compiled.txt (the solver with torch.compile), each with its exit code.
-# Smoke test without a GPU: DEVICE=cpu BENCH_ARGS="--batch-sets 2 --max-sets 8 --repeats 1" bash bench/gpu_check.sh
+# Smoke test without a GPU: DEVICE=cpu BENCH_ARGS="--batch-sets 2 --max-sets 8 --repeats 1" bash .ci/gpu_check.sh
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_check_out}
@@ -26,7 +26,7 @@ BENCH_ARGS=${BENCH_ARGS:-}
   nproc
   $PY -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.is_available())"
   $PY -m pip list 2>/dev/null | grep -iE "^(torch|numba|scipy|triton|pytest|numpy|pandas)[ -]|linear"
-  for whl in bench/wheels/*.whl; do
+  for whl in .ci/wheels/*.whl; do
     [ -e "$whl" ] && $PY -m pip install --no-deps --no-index "$whl"
   done
 } > "$OUT/environment.txt" 2>&1
