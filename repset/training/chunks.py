@@ -20,21 +20,18 @@ EVAL_BATCH = 256
 def chunks(lengths: torch.Tensor, ragged: bool, max_elements: int | None) -> list[torch.Tensor]:
     """Positions (into ``lengths``, (B,) CPU long: elements per set) of the calls that compute one batch.
 
-    ``ragged``: groups of similar size with at most :data:`RAGGED_PADDING` padding, in increasing size
-    (empty sets join the first group); else one group, sorted by size when a bound applies.
-    ``max_elements``: each group cut (in size order) so that sets x largest size <= the bound (a set larger
-    than the bound gets a call of its own); None: no bound. Not ragged and within the bound (or none):
-    ``[arange(B)]``, the batch as it is (the original path, op for op). Every position appears once."""
+    Not ragged and within ``max_elements`` (sets x largest size; None: no bound): ``[arange(B)]``, the
+    batch as it is (the original path, op for op). Else groups of similar size with at most
+    :data:`RAGGED_PADDING` padding, in increasing size (empty sets join the first group), each cut (in
+    size order) so that sets x largest size <= ``max_elements`` (a larger set gets a call of its own).
+    Every position appears exactly once."""
     n = len(lengths)
     if not ragged and (max_elements is None or n * (int(lengths.max()) if n else 0) <= max_elements):
         return [torch.arange(n)]
-    if ragged:
-        groups = size_groups(lengths, RAGGED_PADDING)
-        empty = torch.nonzero(lengths <= 0).flatten()
-        if len(empty):
-            groups = [torch.cat([empty, groups[0]])] + groups[1:] if groups else [empty]
-    else:
-        groups = [torch.argsort(lengths, stable=True)]
+    groups = size_groups(lengths, RAGGED_PADDING)
+    empty = torch.nonzero(lengths <= 0).flatten()
+    if len(empty):
+        groups = [torch.cat([empty, groups[0]])] + groups[1:] if groups else [empty]
     if max_elements is None:
         return groups
     out = []

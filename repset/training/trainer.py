@@ -37,9 +37,10 @@ class TrainConfig:
     # the padded batch's values and gradients up to float rounding; off by default: with bucketed batches it
     # measured 0.94-1.13x on REDDIT-BINARY's sizes (python -m repset.bench.graph_scale)
     ragged: bool = False
-    # at most this many padded elements (sets x largest size) per forward call, in training (the chunks'
-    # gradients add up to the batch's) and evaluation (batches of <= 256 sets sorted by size cut further);
-    # a batch within the bound runs as it is (small sets: the original path op for op); None: no bound
+    # at most this many padded elements (sets x largest size) per forward call, in training (the calls'
+    # gradients add up to the batch's) and evaluation (batches of <= 256 sets sorted by size): a batch over it
+    # runs in groups of similar size under it; one within it runs as it is (small sets: the original path op
+    # for op); None: no bound
     max_elements: int | None = 65536
 
     def __post_init__(self) -> None:
