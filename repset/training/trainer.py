@@ -34,8 +34,9 @@ class TrainConfig:
     # layers that take element ids get each batch's distinct elements once (data with element_ids: word sets)
     distinct_elements: bool = True
     # each batch computed in groups of similar set size (at most 25 % padding per call; repset.training.chunks):
-    # the padded batch's values and gradients up to float rounding; off by default: with bucketed batches it
-    # measured 0.94-1.13x on REDDIT-BINARY's sizes (python -m repset.bench.graph_scale)
+    # the padded batch's values and gradients up to float rounding; off by default: with bucketed batches and
+    # max_elements (which groups a batch over the bound by size anyway) it measured 0.97-1.01x on REDDIT-BINARY's
+    # sizes and BBCSPORT (python -m repset.bench.ragged)
     ragged: bool = False
     # at most this many padded elements (sets x largest size) per forward call, in training (the calls'
     # gradients add up to the batch's) and evaluation (batches of <= 256 sets sorted by size): a batch over it
