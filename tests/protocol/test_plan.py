@@ -52,9 +52,12 @@ def test_train_settings_apply_the_model_overrides():
     config = {"train": {"epochs": 100, "batch_size": 64, "lr": 0.001, "patience": 20},
               "models": {"repset": {"train": {"lr": 0.01, "epochs": 30}}, "deepsets": {}}}
     # a config without distinct_elements trains on padded batches (as records made before the key)
+    from repset.provenance import LEGACY_DEFAULTS
+
+    assert LEGACY_DEFAULTS == {"distinct_elements": False, "ragged": False, "max_elements": None}
     assert train_settings(config, "repset") == {"epochs": 30, "batch_size": 64, "lr": 0.01, "patience": 20,
-                                                "distinct_elements": False}
-    assert train_settings(config, "deepsets") == {**config["train"], "distinct_elements": False}
+                                                **LEGACY_DEFAULTS}
+    assert train_settings(config, "deepsets") == {**config["train"], **LEGACY_DEFAULTS}
     config["train"]["distinct_elements"] = True
     assert train_settings(config, "repset")["distinct_elements"] is True
 
