@@ -27,8 +27,9 @@ print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || ex
     targets=$(python -c "
 import sys, yaml
 from repset.protocol.jobs import runs
-print(' '.join(r.path for r in runs(yaml.safe_load(open('config.yaml')), [sys.argv[1]])))" "$d") || exit 1
-    echo "== $(date -u) $d: $(wc -w <<<"$targets") training jobs"
+import os
+print(' '.join(r.path for r in runs(yaml.safe_load(open('config.yaml')), [sys.argv[1]]) if not os.path.exists(r.path)))" "$d") || exit 1
+    echo "== $(date -u) $d: $(wc -w <<<"$targets") training jobs to run"
     snakemake --cores "${CORES:-2}" --keep-going --rerun-incomplete $targets
     wmd=$(python -c "
 import sys, yaml

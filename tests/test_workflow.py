@@ -67,3 +67,15 @@ def test_bad_config_is_refused_before_any_job(override, message):
     out = snakemake("-n", "all", "--config", override)
     assert out.returncode != 0
     assert message in out.stdout + out.stderr
+
+
+def test_a_packed_record_that_exists_is_found_done_and_a_missing_one_is_packed(tmp_path):
+    shutil.copy(ROOT / "config.yaml", tmp_path)
+    done = "results/runs/MUTAG/repset/k10-m20/split0_seed0.json"
+    (tmp_path / done).parent.mkdir(parents=True)
+    (tmp_path / done).write_text("{}")
+    args = ("--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n", "--cores", "1")
+    out = snakemake(*args, done)
+    assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr, out.stderr[-2000:]
+    out = snakemake(*args, done.replace("split0", "split1"))
+    assert out.returncode == 0 and "train_pack_MUTAG_repset_seed0_grid0" in out.stdout, out.stderr[-2000:]

@@ -65,6 +65,24 @@ for pack in packs(config, done=os.path.exists):
             "../scripts/train_pack.py"
 
 
+# A packed dataset's finished records (restored or trained) stay out of the packs; this rule claims them so that
+# naming one as a target finds it done. It never trains: a record forced to rerun (-f, or stale) is an error.
+PACKED_DONE = [r.path for d in PACKED for r in runs(config, [d]) if os.path.exists(r.path)]
+
+if PACKED_DONE:
+
+    rule packed_record:
+        output:
+            PACKED_DONE,
+        localrule: True
+        log:
+            "logs/train/packed_record.log",
+        conda:
+            "../envs/core.yaml"
+        shell:
+            "echo 'a packed record reruns inside a pack: delete it and run again ({output})' > {log}; exit 1"
+
+
 rule grid_choice:
     # reads a few records: run it on the submitting node, not as a cluster job
     localrule: True
