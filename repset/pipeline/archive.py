@@ -35,27 +35,31 @@ def archive_name(dataset: str) -> str:
 
 
 def check_record(name: str, data: bytes) -> dict:
-    """Parse member ``name`` (``<dataset>/<model>/<point>/split<k>_seed<s>.json`` or
-    ``<dataset>/<model>/grid_seed<s>.json``) and check that it is a record whose fields agree with its path."""
+    """Parse member ``name`` and check that it is a record whose fields agree with its path: a run record
+    (``<dataset>/<model>/<point>/split<k>_seed<s>.json``), a grid choice (``<dataset>/<model>/grid_seed<s>.json``)
+    or an initialisation-study record (``<dataset>/<init>/split<k>_seed<s>.json``, with an ``init`` field)."""
     try:
         record = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise RecordError(f"{name}: not valid JSON ({err})") from None
     parts = Path(name).parts
     grid = re.fullmatch(r"grid_seed(\d+)\.json", parts[-1])
-    fields = GRID_FIELDS if grid else RUN_FIELDS
+    study = not grid and len(parts) == 3
+    kind, fields = ("grid choice", GRID_FIELDS) if grid else ("study record", RUN_FIELDS + ("init",)) if study \
+        else ("run record", RUN_FIELDS)
     missing = [k for k in fields if not isinstance(record, dict) or k not in record]
     if missing:
-        raise RecordError(f"{name}: not a {'grid choice' if grid else 'run record'}: lacks {', '.join(missing)}")
+        raise RecordError(f"{name}: not a {kind}: lacks {', '.join(missing)}")
     wrong = []
-    if parts[0] != record["dataset"] or parts[1] != record["model"]:
-        wrong.append(f"dataset/model {record['dataset']}/{record['model']}")
+    if parts[0] != record["dataset"] or parts[1] != (record["init"] if study else record["model"]):
+        wrong.append(f"dataset/{'init' if study else 'model'} {record['dataset']}/{record['init' if study else 'model']}")
     if grid:
-        wrong += [f"seed {record['seed']}"] * (int(grid.group(1)) != record["seed"]) + [f"{len(parts)} path parts"] * (len(parts) != 3)
+        if int(grid.group(1)) != record["seed"] or len(parts) != 3:
+            wrong.append(f"seed {record['seed']}")
     else:
-        if len(parts) != 4 or parts[3] != f"split{record['split']}_seed{record['seed']}.json":
+        if len(parts) != (3 if study else 4) or parts[-1] != f"split{record['split']}_seed{record['seed']}.json":
             wrong.append(f"split {record['split']} seed {record['seed']}")
-        elif parts[2] != record["point"] and not (parts[2] == "chosen" and record.get("grid_choice")):
+        elif not study and parts[2] != record["point"] and not (parts[2] == "chosen" and record.get("grid_choice")):
             wrong.append(f"point {record['point']}")
         for part in ("val", "test"):
             error = (record[part] or {}).get("error") if part == "test" or record[part] else 0.0

@@ -30,6 +30,19 @@ def test_members_are_parsed_and_checked_against_their_path():
         check_record("bbcsport/repset/k10-m20/split0_seed0.json", b'{"dataset": "bbcsport"}')
 
 
+def test_grid_choices_and_study_records_are_checked_too():
+    grid = {"dataset": "bbcsport", "model": "repset", "seed": 0, "point": "k10-m20", "per_split": {}}
+    assert check_record("bbcsport/repset/grid_seed0.json", json.dumps(grid).encode())["point"] == "k10-m20"
+    with pytest.raises(RecordError, match="seed 0"):
+        check_record("bbcsport/repset/grid_seed1.json", json.dumps(grid).encode())
+    study = {**record("bbcsport", "repset", "k10-m20", 2), "init": "small"}
+    assert check_record("bbcsport/small/split2_seed0.json", json.dumps(study).encode())["init"] == "small"
+    with pytest.raises(RecordError, match="dataset/init bbcsport/small"):
+        check_record("bbcsport/normal/split2_seed0.json", json.dumps(study).encode())
+    with pytest.raises(RecordError, match="not a study record: lacks init"):
+        check_record("bbcsport/small/split2_seed0.json", json.dumps(record("bbcsport", "repset", "k10-m20", 2)).encode())
+
+
 def test_an_archive_is_read_whole_and_checked(tmp_path):
     members = {"bbcsport/repset/k10-m20/split0_seed0.json": json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()}
     buffer = io.BytesIO()
