@@ -13,16 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from repset.io import atomic_path
 from repset.pipeline.archive import checked_archives
-from repset.pipeline.verify import CAPABILITIES
+from repset.pipeline.verify import CAPABILITIES, rerun_in_process
 from repset.protocol.selection import records_frame, select
 
 __all__ = ["selected_records", "noise_runs", "noise_table"]
@@ -41,16 +38,6 @@ def selected_records(record_dir: str | os.PathLike, dataset: str, models: list[s
     if missing:
         raise ValueError(f"{record_dir}: no split-{split} records of {dataset} for {', '.join(missing)}")
     return out
-
-
-def _rerun(record: dict, env: dict[str, str]) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "record.json").write_text(json.dumps(record))
-        done = subprocess.run([sys.executable, "-m", "repset.pipeline.verify", str(Path(tmp) / "record.json"),
-                               str(Path(tmp) / "rerun.json")], env={**os.environ, **env}, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"rerun of {record['dataset']}/{record['model']} failed:\n{done.stderr[-3000:]}")
-        return json.loads((Path(tmp) / "rerun.json").read_text())
 
 
 def noise_runs(record_dir: str | os.PathLike, datasets: list[str], models: list[str], seeds: int,
@@ -73,7 +60,7 @@ def noise_runs(record_dir: str | os.PathLike, datasets: list[str], models: list[
                 if (dataset, model, seed, kernels) in have:
                     continue
                 env = {} if kernels == "default" else {"ATEN_CPU_CAPABILITY": kernels.lower()}
-                rerun = _rerun({**record, "seed": seed}, env)
+                rerun = rerun_in_process({**record, "seed": seed}, env)
                 rows.append({"dataset": dataset, "model": model, "point": record["point"], "split": record["split"],
                              "seed": seed, "kernels": kernels if kernels != "default" else f"default ({here})",
                              "recorded_test_error": record["test"]["error"], "test_error": rerun["test"]["error"],

@@ -24,7 +24,7 @@ import pandas as pd
 
 from repset.pipeline.archive import RecordError, checked_archives
 
-__all__ = ["verify_records", "rerun_record", "kernel_environment", "NOT_COMPARED"]
+__all__ = ["verify_records", "rerun_record", "rerun_in_process", "kernel_environment", "NOT_COMPARED"]
 
 #: record fields a rerun is not expected to repeat: wall-clock timings and where and when it ran
 NOT_COMPARED = {"train_seconds", "epoch_seconds_median", "provenance", "store", "store_meta", "torch_threads"}
@@ -111,6 +111,19 @@ def rerun_record(record: dict, out: str | os.PathLike) -> dict:
         return train_split(store, run, record["provenance"]["config"], out, choice=choice)
 
 
+def rerun_in_process(record: dict, env: dict[str, str], name: str = "") -> dict:
+    """:func:`rerun_record` in a fresh Python process with ``env`` added to this one's environment (torch
+    reads ``ATEN_CPU_CAPABILITY`` when it starts); returns the rerun's record."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "record.json").write_text(json.dumps(record))
+        done = subprocess.run([sys.executable, "-m", "repset.pipeline.verify", str(Path(tmp) / "record.json"),
+                               str(Path(tmp) / "rerun.json")], env={**os.environ, **env}, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"rerun of {name or record['dataset'] + '/' + record['model']} failed:\n"
+                               f"{done.stderr[-3000:]}")
+        return json.loads((Path(tmp) / "rerun.json").read_text())
+
+
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
                    device: str = "cpu", names: list[str] | None = None) -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
@@ -137,13 +150,7 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     rows = []
     for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
         env, kernels = kernel_environment(record, here)
-        with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "record.json").write_text(json.dumps(record))
-            done = subprocess.run([sys.executable, "-m", "repset.pipeline.verify", str(Path(tmp) / "record.json"),
-                                   str(Path(tmp) / "rerun.json")], env={**os.environ, **env}, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"rerun of {name} failed:\n{done.stderr[-3000:]}")
-            rerun = json.loads((Path(tmp) / "rerun.json").read_text())
+        rerun = rerun_in_process(record, env, name)
         differ, added = differences(record, rerun)
         path = {k: record["train_config"].get(k, "absent (legacy)") for k in ("bucket", "distinct_elements")}
         rows.append({"record": name, "training path": ", ".join(f"{k}={v}" for k, v in path.items()),
