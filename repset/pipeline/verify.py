@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.pipeline.archive import RecordError, checked_archives
+from repset.provenance import LEGACY_DEFAULTS
 
 __all__ = ["verify_records", "rerun_record", "rerun_in_process", "kernel_environment", "NOT_COMPARED"]
 
@@ -152,7 +153,7 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
         env, kernels = kernel_environment(record, here)
         rerun = rerun_in_process(record, env, name)
         differ, added = differences(record, rerun)
-        path = {k: record["train_config"].get(k, "absent (legacy)") for k in ("bucket", "distinct_elements")}
+        path = {k: record["train_config"].get(k, f"{LEGACY_DEFAULTS[k]} (legacy)") for k in LEGACY_DEFAULTS}
         rows.append({"record": name, "training path": ", ".join(f"{k}={v}" for k, v in path.items()),
                      "kernels": kernels, "identical": not differ, "differing fields": "; ".join(differ) or "-",
                      "cause": _cause(record, rerun, differ), "fields added by this code": ", ".join(added) or "-",
