@@ -86,12 +86,12 @@ def _local_members(runs_dir: Path, dataset: str) -> dict[str, bytes]:
     members = {}
     for path in sorted((runs_dir / dataset).rglob("*.json")):
         if path.is_file() and not path.name.startswith("."):
-            name = str(path.relative_to(runs_dir))
+            name, data = str(path.relative_to(runs_dir)), path.read_bytes()
             try:
-                check_record(name, path.read_bytes())
+                check_record(name, data)
             except RecordError as err:
                 raise RecordError(f"{runs_dir}/{err}; delete or rerun it before exporting") from None
-            members[name] = path.read_bytes()
+            members[name] = data
     return members
 
 
@@ -106,6 +106,7 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     existing = checked_archives(out_dir) if list((out_dir / "records").glob("*.tar.gz")) else {}
     existing_by_name = {a.name: m for a, m in existing.items()}
     packed: dict[str, bytes] = {}
+    wmd_results: dict[str, bytes] = {}
     for dataset in sorted(p.name for p in runs_dir.iterdir() if p.is_dir()):
         members = _local_members(runs_dir, dataset)
         old = existing_by_name.get(archive_name(dataset), {})
@@ -116,19 +117,22 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
                               "(`record restore`), or pass allow_drop=True (--allow-drop) to replace the archive by fewer")
         if members:
             packed[archive_name(dataset)] = _pack(members)
+        wmd = runs_dir.parent / "wmd" / f"{dataset}.json"       # as restore_records puts it back
+        if wmd.exists():
+            try:
+                json.loads(wmd.read_bytes())
+            except json.JSONDecodeError as err:
+                raise RecordError(f"{wmd}: not valid JSON ({err}); rerun its job before exporting") from None
+            wmd_results[wmd.name] = wmd.read_bytes()
     for name, data in packed.items():
         for stale in (out_dir / "records").glob("*.tar.gz"):        # an archive named in another case
             if stale.name != name and stale.name.lower() == name:
                 stale.unlink()
         with atomic_path(out_dir / "records" / name) as tmp:
             tmp.write_bytes(data)
-        wmd = runs_dir.parent / "wmd" / name.replace(".tar.gz", ".json")
-        for candidate in (wmd, *(runs_dir.parent / "wmd").glob("*.json")):
-            if candidate.exists() and candidate.name.lower() == wmd.name:
-                json.loads(candidate.read_bytes())
-                with atomic_path(out_dir / "wmd" / candidate.name) as tmp:
-                    tmp.write_bytes(candidate.read_bytes())
-                break
+    for name, data in wmd_results.items():
+        with atomic_path(out_dir / "wmd" / name) as tmp:
+            tmp.write_bytes(data)
     archives = sorted((out_dir / "records").glob("*.tar.gz"))
     with atomic_path(out_dir / "records" / MANIFEST) as tmp:
         tmp.write_text("".join(f"{sha256_of(a.read_bytes())}  {a.name}\n" for a in archives))
