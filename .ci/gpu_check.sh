@@ -20,6 +20,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 DEVICE=${DEVICE:-cuda}
 BENCH_ARGS=${BENCH_ARGS:-}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-330}   # seconds for step 2
+COMPILE=${COMPILE:-1}                 # 0: skip step 3
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
@@ -38,11 +40,13 @@ echo "exit code $?" >> "$OUT/tests.txt"
 
 # 2. solver seconds per batch (cuda, numba, numba+transfer, torch-linear-assignment) and training epochs
 #    (cuda vs numba solver, same device) on REDDIT-, BBCSPORT- and TWITTER-shaped data
-timeout 330 $PY -m repset.bench.gpu --device "$DEVICE" --epoch-repeats 2 --out "$OUT" $BENCH_ARGS > "$OUT/bench.txt" 2>&1
+timeout "$BENCH_TIMEOUT" $PY -m repset.bench.gpu --device "$DEVICE" --epoch-repeats 2 --out "$OUT" $BENCH_ARGS > "$OUT/bench.txt" 2>&1
 echo "exit code $?" >> "$OUT/bench.txt"
 
 # 3. the solver with its Dijkstra step through torch.compile (compilation excluded from the timings)
-timeout 150 $PY -m repset.bench.gpu --device "$DEVICE" --no-epochs --compile --solvers cuda --repeats 3 \
-  --out "$OUT/compiled" $BENCH_ARGS > "$OUT/compiled.txt" 2>&1
-echo "exit code $?" >> "$OUT/compiled.txt"
+if [ "$COMPILE" != 0 ]; then
+  timeout 150 $PY -m repset.bench.gpu --device "$DEVICE" --no-epochs --compile --solvers cuda --repeats 3 \
+    --out "$OUT/compiled" $BENCH_ARGS > "$OUT/compiled.txt" 2>&1
+  echo "exit code $?" >> "$OUT/compiled.txt"
+fi
 tail -n 3 "$OUT"/*.txt

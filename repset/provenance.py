@@ -46,6 +46,16 @@ def git_commit(path: str | Path = ".") -> str | None:
         return None
 
 
+#: the commit of a copy of the code without its .git (a GPU machine's working-tree copy), set by its driver
+COMMIT_ENV = "REPSET_GIT_COMMIT"
+
+
+def _declared_commit() -> str | None:
+    """:data:`COMMIT_ENV`'s commit, marked as declared (not read from git), or None."""
+    value = os.environ.get(COMMIT_ENV, "").strip()
+    return f"{value} (declared)" if value else None
+
+
 #: environment variables that choose the kernels torch and MKL dispatch to (recorded where set)
 KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: CPU flags that change which kernels run (vector width, matrix units)
@@ -107,7 +117,7 @@ def provenance(config: dict | None = None, seed: int | None = None, device: str 
         "platform": platform.platform(),
         "torch_threads": torch.get_num_threads(),
         # the installed package's checkout, else (a non-editable install) the workflow's, run from its root
-        "git_commit": git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()),
+        "git_commit": git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()) or _declared_commit(),
         **({"machine": machine(device)} if device is not None else {}),
         **extra,
     }

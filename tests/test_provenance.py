@@ -23,3 +23,15 @@ def test_commit_falls_back_to_the_workflow_checkout(monkeypatch, tmp_path):
     monkeypatch.setattr(P, "git_commit", lambda path: calls.append(str(path)) or (None if len(calls) == 1 else "abc123"))
     assert P.provenance({"a": 1})["git_commit"] == "abc123"      # the package's folder is no checkout (site-packages)
     assert calls[1] == str(Path.cwd())
+
+
+def test_a_copy_without_git_records_its_declared_commit(monkeypatch):
+    """A working-tree copy without .git (a GPU machine's) records the commit its driver declares, marked so;
+    with no declaration the field stays empty rather than guessed."""
+    import repset.provenance as P
+
+    monkeypatch.setattr(P, "git_commit", lambda path: None)
+    monkeypatch.delenv(P.COMMIT_ENV, raising=False)
+    assert P.provenance({"a": 1})["git_commit"] is None
+    monkeypatch.setenv(P.COMMIT_ENV, "5e7daff")
+    assert P.provenance({"a": 1})["git_commit"] == "5e7daff (declared)"

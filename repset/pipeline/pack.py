@@ -2,10 +2,14 @@
 each record written exactly as the ``train`` rule writes it (:func:`~repset.pipeline.train.train_pack`).
 
     python -m repset.pipeline.pack config.yaml results/runs/MUTAG/repset/k10-m20/split0_seed0.json ...
+    python -m repset.pipeline.pack config.yaml --dataset MUTAG --workers 15 --deadline 300
 
 Records that exist are skipped (``--force``: retrained); a ``chosen`` run reads its grid-choice file,
 which must exist. Paths are the protocol's (:attr:`repset.protocol.jobs.Run.path`), relative to the
-repository root.
+repository root. ``--dataset`` names every missing record of a dataset's protocol. ``--workers N`` trains
+in N processes at ``--threads`` each (1, as the ``train`` rule), handing out a few runs at a time; after
+``--deadline`` seconds no new run starts (the runs in progress finish), so a lease's time is not cut
+mid-run. A run that fails is reported by path; the others go on, and the exit status is then 1.
 """
 from __future__ import annotations
 
@@ -13,14 +17,20 @@ import argparse
 import logging
 import os
 import re
+import sys
+import time
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
 
 from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_path, run_settings
+from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import store_path
+from repset.threads import set_threads
 
 from .train import train_pack
 
-__all__ = ["run_of_path", "train_paths", "main"]
+__all__ = ["run_of_path", "train_paths", "missing_paths", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -45,18 +55,89 @@ def train_paths(config: dict, paths: Sequence[str], force: bool = False) -> list
     return [record for (store, choice), jobs in groups.items() for record in train_pack(store, jobs, choice=choice)]
 
 
+def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
+    """The record paths of the ``datasets``' protocol runs that are not there yet, in protocol order."""
+    return [r.path for r in protocol_runs(config, list(datasets)) if not os.path.exists(r.path)]
+
+
+def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None]]:
+    """Worker: train each path on its own; (path, None) when written, (path, error) when it failed."""
+    done = []
+    for path in paths:
+        try:
+            train_paths(config, [path], force)
+            done.append((path, None))
+        except Exception as err:  # reported by path to the parent, which exits 1
+            logging.exception("%s failed", path)
+            done.append((path, f"{type(err).__name__}: {err}"))
+    return done
+
+
+def train_parallel(config: dict, paths: Sequence[str], workers: int, threads: int = 1, force: bool = False,
+                   chunk: int = 2, deadline: float | None = None) -> dict[str, list]:
+    """Train ``paths`` in ``workers`` processes (``threads`` torch/Numba threads each), ``chunk`` runs per
+    task; no task starts after ``deadline`` seconds. Returns ``{"written": [...], "failed": [(path, error)],
+    "not_started": [...]}``."""
+    paths = [p for p in paths if force or not os.path.exists(p)]
+    tasks = [list(paths[i:i + chunk]) for i in range(0, len(paths), chunk)]
+    start, result = time.monotonic(), {"written": [], "failed": [], "not_started": []}
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=set_threads,
+                             initargs=(threads,)) as pool:
+        pending = {pool.submit(_train_chunk, config, t, force): t for t in tasks[:workers]}
+        queue = tasks[workers:]
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                pending.pop(future)
+                for path, error in future.result():
+                    result["failed" if error else "written"].append((path, error) if error else path)
+            late = deadline is not None and time.monotonic() - start > deadline
+            while queue and len(pending) < workers and not late:
+                task = queue.pop(0)
+                pending[pool.submit(_train_chunk, config, task, force)] = task
+            logging.info("%d written, %d failed, %d running, %d queued", len(result["written"]),
+                         len(result["failed"]), sum(map(len, pending.values())), sum(map(len, queue)))
+        result["not_started"] = [p for t in queue for p in t]
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     import yaml
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config")
-    parser.add_argument("records", nargs="+")
+    parser.add_argument("records", nargs="*")
+    parser.add_argument("--dataset", action="append", default=[], help="add the dataset's missing records")
+    parser.add_argument("--paths-from", metavar="FILE", help="add the record paths listed in FILE (one per line)")
+    parser.add_argument("--list", action="store_true", help="print the missing record paths and exit")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
+    parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
+    parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
+    parser.add_argument("--deadline", type=float, default=None, help="seconds after which no run starts")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     with open(args.config) as f:
         config = yaml.safe_load(f)
-    train_paths(config, args.records, args.force)
+    paths = list(args.records) + (missing_paths(config, args.dataset) if args.dataset else [])
+    if args.paths_from:
+        with open(args.paths_from) as f:
+            paths += [line.strip() for line in f if line.strip()]
+    if args.list:
+        print("\n".join(p for p in paths if args.force or not os.path.exists(p)))
+        return
+    if not paths:
+        parser.error("no records to train: name record paths or --dataset with missing records")
+    if args.workers <= 1 and args.deadline is None:
+        set_threads(args.threads)
+        train_paths(config, paths, args.force)
+        return
+    result = train_parallel(config, paths, args.workers, args.threads, args.force, deadline=args.deadline)
+    print(f"{len(result['written'])} written, {len(result['failed'])} failed, "
+          f"{len(result['not_started'])} not started (deadline)")
+    for path, error in result["failed"]:
+        print(f"failed: {path}: {error}", file=sys.stderr)
+    if result["failed"]:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
 """Driver packs: record paths -> protocol runs, grouped by store and grid choice, finished ones skipped."""
+import subprocess
+import sys
+
 import pytest
 import yaml
 
@@ -37,3 +40,59 @@ def test_train_paths_groups_by_store_and_choice_and_skips_finished(config, tmp_p
     seen.clear()
     pack.train_paths(config, paths, force=True)
     assert sum(len(jobs) for _, _, jobs in seen) == 4
+
+
+def _small(config):
+    config["protocol"]["text_splits"] = 2
+    config["protocol"]["grid_splits"] = None
+    config["train"] = {"epochs": 2, "batch_size": 16, "lr": 0.01, "patience": 2}
+    config["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}
+    return config
+
+
+def test_parallel_workers_write_the_records_one_process_writes(config, tmp_path, monkeypatch):
+    """Two spawned workers (one thread each) train the missing records; each equals, field by field but
+    timings, the record the one-process driver writes; a run that cannot train is reported by path."""
+    import json
+
+    from set_checks import tiny_text_store
+    from repset.protocol.plan import store_path
+
+    monkeypatch.chdir(tmp_path)
+    config = _small(config)
+    tiny_text_store(tmp_path / store_path("bbcsport", config))
+    paths = pack.missing_paths(config, ["bbcsport"])
+    assert len(paths) == 4 and all(p.startswith("results/runs/bbcsport/repset/") for p in paths)
+    broken = Run("bbcsport", "repset", "k2-m2", 7, 0).path            # the protocol has splits 0..1
+    result = pack.train_parallel(config, paths + [broken], workers=2, chunk=1)
+    assert sorted(result["written"]) == sorted(paths) and result["not_started"] == []
+    assert [p for p, _ in result["failed"]] == [broken] and "split 7 of bbcsport" in result["failed"][0][1]
+    assert pack.missing_paths(config, ["bbcsport"]) == []
+    timings = {"train_seconds", "epoch_seconds_median"}
+    parallel = {p: json.loads((tmp_path / p).read_text()) for p in paths}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    # the one-process driver, in a fresh process at one thread (as the train rule)
+    subprocess.run([sys.executable, "-m", "repset.pipeline.pack", "c.yaml", *paths, "--force"], check=True)
+    for path in paths:
+        alone = json.loads((tmp_path / path).read_text())
+        assert alone["torch_threads"] == parallel[path]["torch_threads"] == 1
+        assert {k: v for k, v in parallel[path].items() if k not in timings} == {k: v for k, v in alone.items() if k not in timings}
+
+
+def test_parallel_deadline_starts_no_new_run(config, tmp_path, monkeypatch):
+    from set_checks import tiny_text_store
+    from repset.protocol.plan import store_path
+
+    monkeypatch.chdir(tmp_path)
+    config = _small(config)
+    tiny_text_store(tmp_path / store_path("bbcsport", config))
+    paths = pack.missing_paths(config, ["bbcsport"])
+    result = pack.train_parallel(config, paths, workers=1, chunk=1, deadline=0)
+    assert result["written"] == paths[:1] and result["not_started"] == paths[1:]
+
+
+def test_main_needs_records_or_a_dataset(tmp_path, capsys):
+    (tmp_path / "c.yaml").write_text((ROOT / "config.yaml").read_text())
+    with pytest.raises(SystemExit):
+        pack.main([str(tmp_path / "c.yaml")])
+    assert "no records to train" in capsys.readouterr().err

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One GPU-machine lease, one call: the GPU check of the cuda solver (.ci/gpu_check.sh: tests, solver and
+# epoch benchmarks), then a chunk of protocol runs on the machine's CPU cores (python -m repset.pipeline.pack,
+# the train rule's library call, one thread per worker) until a deadline; the new records come back as
+# $OUT/records.tar.gz (unpack it in the campaign clone's root, then `record export` as usual).
+#
+#   OUT=/some/dir JOBS=device_jobs/paths.txt LIMIT=560 bash .ci/gpu_session.sh
+#
+# Before the call, here: put the stores the runs read in data/sets/ and the missing record paths in $JOBS
+# (python -m repset.pipeline.pack config.yaml --dataset MUTAG --list > device_jobs/paths.txt, in the clone
+# whose results/runs holds the finished records) and the commit in device_jobs/commit; carry both. LIMIT: seconds for the whole script (the
+# runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu_session_out}
+JOBS=${JOBS:-device_jobs/paths.txt}
+LIMIT=${LIMIT:-560}
+MARGIN=${MARGIN:-45}
+WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}
+mkdir -p "$OUT"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+# the copy has no .git: records name the commit written here beforehand (git rev-parse HEAD > device_jobs/commit)
+[ -f "$(dirname "$JOBS")/commit" ] && export REPSET_GIT_COMMIT="$(cat "$(dirname "$JOBS")/commit")"
+if [ "${SKIP_CHECK:-0}" != 1 ]; then
+  mkdir -p "$OUT/check"
+  OUT="$OUT/check" COMPILE=${COMPILE:-0} BENCH_TIMEOUT=${BENCH_TIMEOUT:-240} bash .ci/gpu_check.sh
+fi
+left=$(( LIMIT - MARGIN - SECONDS ))
+echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
+python3 -m repset.pipeline.pack config.yaml --paths-from "$JOBS" --workers "$WORKERS" --deadline "$left" \
+  > "$OUT/runs.log" 2>&1
+echo "exit code $?" >> "$OUT/runs.log"
+tail -n 4 "$OUT/runs.log"
+tar czf "$OUT/records.tar.gz" results/runs 2>/dev/null && echo "records.tar.gz: $(tar tzf "$OUT/records.tar.gz" | grep -c 'json$') records"
