@@ -19,7 +19,8 @@ MARGIN=${MARGIN:-45}
 WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-# the copy has no .git: records name the commit written here beforehand (git rev-parse HEAD > device_jobs/commit)
+# the copy travels with the session's starting .git: records name the commit written here beforehand
+# (git rev-parse HEAD > device_jobs/commit; commit first)
 [ -f "$(dirname "$JOBS")/commit" ] && export REPSET_GIT_COMMIT="$(cat "$(dirname "$JOBS")/commit")"
 if [ "${SKIP_CHECK:-0}" != 1 ]; then
   mkdir -p "$OUT/check"

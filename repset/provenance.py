@@ -46,7 +46,8 @@ def git_commit(path: str | Path = ".") -> str | None:
         return None
 
 
-#: the commit of a copy of the code without its .git (a GPU machine's working-tree copy), set by its driver
+#: the commit of a copy of the code whose .git does not describe it (a GPU machine's working-tree copy travels
+#: with the session's starting .git), declared by its driver; it takes precedence over git when set
 COMMIT_ENV = "REPSET_GIT_COMMIT"
 
 
@@ -117,7 +118,7 @@ def provenance(config: dict | None = None, seed: int | None = None, device: str 
         "platform": platform.platform(),
         "torch_threads": torch.get_num_threads(),
         # the installed package's checkout, else (a non-editable install) the workflow's, run from its root
-        "git_commit": git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()) or _declared_commit(),
+        "git_commit": _declared_commit() or git_commit(Path(__file__).resolve().parent) or git_commit(Path.cwd()),
         **({"machine": machine(device)} if device is not None else {}),
         **extra,
     }

@@ -25,13 +25,15 @@ def test_commit_falls_back_to_the_workflow_checkout(monkeypatch, tmp_path):
     assert calls[1] == str(Path.cwd())
 
 
-def test_a_copy_without_git_records_its_declared_commit(monkeypatch):
-    """A working-tree copy without .git (a GPU machine's) records the commit its driver declares, marked so;
-    with no declaration the field stays empty rather than guessed."""
+def test_a_copy_records_the_commit_its_driver_declares(monkeypatch):
+    """A working-tree copy whose .git is stale or absent (a GPU machine's) records the commit its driver
+    declares, marked so, over git's; with no declaration and no git the field stays empty, not guessed."""
     import repset.provenance as P
 
+    monkeypatch.setattr(P, "git_commit", lambda path: "5e7daff+dirty")
+    monkeypatch.setenv(P.COMMIT_ENV, "3e7f298")
+    assert P.provenance({"a": 1})["git_commit"] == "3e7f298 (declared)"
+    monkeypatch.delenv(P.COMMIT_ENV)
+    assert P.provenance({"a": 1})["git_commit"] == "5e7daff+dirty"
     monkeypatch.setattr(P, "git_commit", lambda path: None)
-    monkeypatch.delenv(P.COMMIT_ENV, raising=False)
     assert P.provenance({"a": 1})["git_commit"] is None
-    monkeypatch.setenv(P.COMMIT_ENV, "5e7daff")
-    assert P.provenance({"a": 1})["git_commit"] == "5e7daff (declared)"

@@ -154,6 +154,7 @@ def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
             rows.append({**records_frame([record]).iloc[0].to_dict(), "best_epoch": record["best_epoch"],
                          "train_seconds": record["train_seconds"],
                          "device": record.get("train_config", {}).get("device"),
+                         "cpu": prov.get("machine", {}).get("cpu", {}).get("model"),
                          "cpu_capability": prov.get("machine", {}).get("torch_cpu_capability"),
                          "git_commit": prov.get("git_commit"), "configsha256_of": prov.get("configsha256_of"),
                          "storesha256_of": record.get("store_meta", {}).get("sha256"), "path": name})
