@@ -34,7 +34,7 @@ COMPILE=${COMPILE:-1}                 # 0: skip step 3
 } > "$OUT/environment.txt" 2>&1
 
 # 1. the GPU-only tests (with the CPU ones of the same files: equality with scipy)
-timeout 150 $PY -m pytest -q -p no:cacheprovider -rs tests/solvers/test_cuda.py \
+timeout 150 $PY -m pytest -q -p no:cacheprovider -rs tests/solvers/test_cuda.py tests/solvers/test_tla.py \
   "tests/layers/test_repset.py::test_cuda_solver_gives_scipys_values_and_gradients" > "$OUT/tests.txt" 2>&1
 echo "exit code $?" >> "$OUT/tests.txt"
 

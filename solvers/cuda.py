@@ -39,6 +39,17 @@ steps are no-ops) and ``compile=True`` fuses each step with ``torch.compile``. A
 thread block per problem, in Triton or numba-cuda) is the next step where that is not enough; it could
 reuse this module's tests, but not run in CI.
 
+Backends. Measured on one H100 (2026-11-26, ``python -m repset.bench.gpu``), the lock-step method above
+took 0.164 s for a REDDIT-shaped batch (64 sets x 50 hidden sets, 430 x 50), 8x the CPU Numba kernel on
+the same machine: launch-bound, as predicted. ``torch-linear-assignment`` (PyPI, Apache-2.0; one Triton
+program per problem, the same shortest-augmenting-path method) solved the same batch exactly in 0.0023 s.
+So ``backend="auto"`` (the default) hands CUDA problems, padded as the groups below, to its
+``batch_linear_assignment`` (float64 costs) when it is installed and its Triton path applies (compute
+capability 8.0+), and keeps the lock-step method otherwise and on CPU tensors; ``backend="lockstep"`` or
+``"tla"`` forces one (``"tla"`` on a GPU it cannot serve is an error, never its SciPy fallback).
+:meth:`CudaSolver.backend_for` says which runs. Both are exact: values equal SciPy's optimum, with
+``min(n, k)`` pairs (assignments may differ on ties).
+
 The numpy protocol (:meth:`solve`, :meth:`solve_indexed`) runs the same code on ``device`` (default:
 CUDA when available, else the CPU); :meth:`solve_tensors` and :meth:`solve_indexed_tensors` take torch
 tensors and return a :class:`TensorMatching` on their device (the RepSet layer uses the latter).
@@ -46,6 +57,7 @@ tensors and return a :class:`TensorMatching` on their device (the RepSet layer u
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -54,10 +66,13 @@ import numpy as np
 import torch
 
 from .base import MatchingSolver
+from .tla import TLA, solve_lengths_tla, tla_unavailable
 
 __all__ = ["CudaSolver", "TensorMatching", "solve_lengths"]
 
 _INF = float("inf")
+BACKENDS = ("auto", "lockstep", "tla")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -202,6 +217,7 @@ def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, 
     """``(value (P,) float64, assignment (P, S) long, along)`` of P problems of padded shape (N, K) with
     lengths ``n``, ``k`` (P,); ``fetch(ids)`` returns the padded weights (len(ids), N, K) of problems ``ids``;
     ``options`` go to :func:`solve_lengths`."""
+    solve = options.pop("solve", solve_lengths)
     dev = n.device
     P, S = n.numel(), min(N, K)
     along = "rows" if N <= K else "cols"
@@ -216,7 +232,7 @@ def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, 
         W = fetch(ids)
         W = W.transpose(1, 2) if transposed else W
         W = W[:, : int(rows.max()), : int(cols.max())].contiguous()
-        col4row = solve_lengths(W, rows, cols, **options)
+        col4row = solve(W, rows, cols, **options)
         matched = col4row >= 0
         picked = W.gather(2, col4row.clamp(min=0)[:, :, None]).squeeze(2).double()
         value[ids] = torch.where(matched, picked, 0.0).sum(dim=1)
@@ -272,6 +288,8 @@ class CudaSolver(MatchingSolver):
             check waits for the device; extra steps are no-ops). Default: 4 on CUDA, 1 on the CPU.
         compile: run the Dijkstra step through ``torch.compile`` (fewer kernel launches per step on a
             GPU; compiled once per process, needs Triton on CUDA or a C++ compiler on the CPU).
+        backend: ``"auto"`` (default: :data:`TLA`'s Triton kernel for CUDA tensors where it applies, else
+            the lock-step method), ``"lockstep"`` or ``"tla"`` (see the module docstring).
     """
 
     name: ClassVar[str] = "cuda"
@@ -279,7 +297,11 @@ class CudaSolver(MatchingSolver):
     accepts_tensors: ClassVar[bool] = True
 
     def __init__(self, device: str | torch.device | None = None, check_every: int | None = None,
-                 compile: bool = False) -> None:
+                 compile: bool = False, backend: str = "auto") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"solver 'cuda': backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        self.backend = backend
+        self._told: set[str] = set()
         if check_every is not None and (isinstance(check_every, bool) or not isinstance(check_every, int)
                                         or check_every < 1):
             raise ValueError(f"solver 'cuda': check_every must be an integer >= 1, got {check_every!r}")
@@ -335,8 +357,27 @@ class CudaSolver(MatchingSolver):
         value, assignment, along = _solve_flat(fetch, n, k, N, K, **self._options(table.device))
         return TensorMatching(value.view(P, Q), assignment.view(P, Q, min(N, K)), along)
 
+    def backend_for(self, device: str | torch.device) -> str:
+        """The backend that solves tensors on ``device``: ``"tla"`` or ``"lockstep"`` (ValueError where
+        ``backend="tla"`` was asked and its kernel cannot serve a CUDA device)."""
+        device = torch.device(device)
+        if self.backend == "lockstep":
+            return "lockstep"
+        reason = tla_unavailable(device)
+        if self.backend == "tla":
+            if reason and (device.type == "cuda" or "not installed" in reason):
+                raise ValueError(f"solver 'cuda': backend='tla' on {device}: {reason}")
+            return "tla"
+        return "tla" if reason is None else "lockstep"
+
     def _options(self, device: torch.device) -> dict:
-        """:func:`solve_lengths` options for tensors on ``device``."""
+        """:func:`_solve_flat` options for tensors on ``device``."""
+        backend = self.backend_for(device)
+        if device.type not in self._told:
+            self._told.add(device.type)
+            log.info("solver 'cuda' on %s: %s backend", device, backend)
+        if backend == "tla":
+            return {"solve": solve_lengths_tla}
         check_every = self.check_every or (4 if device.type == "cuda" else 1)
         return {"check_every": check_every, "step": _compiled_step() if self.compile else _dijkstra_step}
 

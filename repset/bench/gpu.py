@@ -3,14 +3,16 @@
 Two tables, both on the same device in one process:
 
 - ``solver_seconds``: one training batch's matchings, as the RepSet layer hands them over (edge weights
-  ``F = ReLU(V H)`` (B N, m, K) on the device, identity index): our ``cuda`` solver (eager, and with
-  ``torch.compile`` when asked), the Numba JV solver on host arrays (``numba``) and with the layer's round
+  ``F = ReLU(V H)`` (B N, m, K) on the device, identity index): our ``cuda`` solver as configured
+  (``backend="auto"``: torch-linear-assignment's kernel on a GPU where installed) and its own lock-step
+  method (``cuda-lockstep``; with ``torch.compile`` too when asked), the Numba JV solver on host arrays (``numba``) and with the layer's round
   trip (``numba+transfer``: ``F`` to the host, pairs back), ``torch-linear-assignment``'s batched solver on
   the padded costs (skipped, with the reason, when not installed), optionally SciPy. ``max_rel_err`` is
   each solver's largest relative value difference to ``numba`` (else ``cuda``) on the same problems.
 - ``epoch_seconds``: RepSet training epochs (the real trainer, padded batches, synthetic Gaussian sets of
-  the datasets' shapes) with the ``cuda`` solver and with the ``numba`` solver (CPU, its pairs copied to
-  the device), after one warm-up epoch; ``speedup`` = numba seconds / cuda seconds on the same device.
+  the datasets' shapes) with the ``cuda`` solver (its ``backend`` column says which ran), ``cuda-lockstep``
+  and the ``numba`` solver (CPU, its pairs copied to the device), after one warm-up epoch;
+  ``speedup_vs_numba`` = numba seconds / the row's seconds on the same device.
 
 ``python -m repset.bench.gpu --device cuda --out DIR`` writes ``solver_seconds.csv``,
 ``epoch_seconds.csv`` and ``environment.json`` (see ``.ci/gpu_check.sh``). Nothing here needs pandas,
@@ -46,7 +48,7 @@ EPOCH_SHAPES: dict[str, EpochShape] = {
     "bbcsport": EpochShape(n_sets=517, set_size=117, d=300, m=50, k=20, batch_size=64, n_classes=5),
     "twitter": EpochShape(n_sets=2176, set_size=10, d=300, m=50, k=20, batch_size=64, n_classes=3),
 }
-SOLVERS = ("cuda", "numba", "numba+transfer", "torch-linear-assignment")
+SOLVERS = ("cuda", "cuda-lockstep", "numba", "numba+transfer", "torch-linear-assignment")
 TLA = "torch-linear-assignment"
 
 
@@ -84,10 +86,11 @@ def _timers(F, index, lengths, sizes, names: Sequence[str], compile_step: bool) 
     """name -> a call returning the values (P,) float64 of the batch's problems, or a reason it is skipped."""
     rows, cols = lengths[:, None], sizes[None, :]
     out: dict[str, Callable | str] = {}
-    variants = [("cuda", False)] + ([("cuda/compiled", True)] if compile_step else [])
-    for name, compiled in variants:
-        if "cuda" in names:
-            solver = get_solver("cuda", device=F.device, compile=compiled)
+    variants = [("cuda", "auto", False), ("cuda-lockstep", "lockstep", False)]
+    variants += [("cuda-lockstep/compiled", "lockstep", True)] if compile_step else []
+    for name, backend, compiled in variants:
+        if name.split("/")[0] in names:
+            solver = get_solver("cuda", device=F.device, compile=compiled, backend=backend)
             out[name] = lambda s=solver: s.solve_indexed_tensors(F, index, rows, cols, False).value.cpu().numpy().ravel()
     for name in ("numba", "numba+transfer", "scipy"):
         if name not in names:
@@ -161,7 +164,7 @@ def _row(shape_name: str, shape: Sequence[int], solver: str, device: torch.devic
 
 
 def epoch_seconds(shapes: dict[str, EpochShape] | None = None, device: str | torch.device = "cuda",
-                  solvers: Sequence[str] = ("cuda", "numba"), repeats: int = 3, seed: int = 0,
+                  solvers: Sequence[str] = ("cuda", "cuda-lockstep", "numba"), repeats: int = 3, seed: int = 0,
                   max_sets: int | None = None) -> list[dict]:
     """One row per (shape, solver): median, min and max seconds of ``repeats`` RepSet training epochs
     (after a warm-up epoch) on ``device``; ``max_sets`` caps the training sets (a shorter epoch: for CPUs)."""
@@ -175,7 +178,8 @@ def epoch_seconds(shapes: dict[str, EpochShape] | None = None, device: str | tor
         for name in solvers:
             try:
                 seed_everything(seed)
-                layer = build_layer("repset", shape.d, n_hidden_sets=shape.m, hidden_set_size=shape.k, solver=name)
+                solver = get_solver("cuda", device=device, backend="lockstep") if name == "cuda-lockstep" else name
+                layer = build_layer("repset", shape.d, n_hidden_sets=shape.m, hidden_set_size=shape.k, solver=solver)
             except ImportError as err:
                 rows.append({"shape": shape_name, "solver": name, "status": f"skipped: {err}"})
                 continue
@@ -187,10 +191,12 @@ def epoch_seconds(shapes: dict[str, EpochShape] | None = None, device: str | tor
             rows.append({"shape": shape_name, "solver": name, "device": str(device), "sets": shape.n_sets,
                          "set_size": shape.set_size, "d": shape.d, "m": shape.m, "k": shape.k,
                          "batch_size": shape.batch_size, "epoch_seconds": statistics.median(seconds),
-                         "min_seconds": min(seconds), "max_seconds": max(seconds), "repeats": repeats, "status": "ok"})
-        if "cuda" in seconds_by_solver and "numba" in seconds_by_solver:
+                         "min_seconds": min(seconds), "max_seconds": max(seconds), "repeats": repeats, "status": "ok",
+                         "backend": layer.solver.backend_for(device) if hasattr(layer.solver, "backend_for") else ""})
+        if "numba" in seconds_by_solver:
             for row in rows[-len(seconds_by_solver):]:
-                row["speedup_cuda_vs_numba"] = seconds_by_solver["numba"] / seconds_by_solver["cuda"]
+                if row["solver"] in seconds_by_solver:
+                    row["speedup_vs_numba"] = seconds_by_solver["numba"] / seconds_by_solver[row["solver"]]
     return rows
 
 
