@@ -126,7 +126,7 @@ def test_the_checker_sees_a_circle_inside_a_room(tmp_path):
 
 
 #: solvers that take torch tensors (``cuda`` solves on the tensors' device); the others are torch-free
-TENSOR_SOLVERS = {"solvers/cuda.py"}
+TENSOR_SOLVERS = {"solvers/cuda.py", "solvers/tla.py"}
 
 
 def test_solvers_know_nothing_of_repset():
