@@ -9,7 +9,8 @@
 # Before the call, here: put the stores the runs read in data/sets/ and the missing record paths in $JOBS
 # (python -m repset.pipeline.pack config.yaml --dataset MUTAG --list > device_jobs/paths.txt, in the clone
 # whose results/runs holds the finished records) and the commit in device_jobs/commit; carry both. LIMIT: seconds for the whole script (the
-# runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone.
+# runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone. VERIFY_ARGS:
+# `record verify` arguments (--record NAME ...) for records to rerun there, reported at the end of runs.log.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_session_out}
@@ -26,10 +27,21 @@ if [ "${SKIP_CHECK:-0}" != 1 ]; then
   mkdir -p "$OUT/check"
   OUT="$OUT/check" COMPILE=${COMPILE:-0} BENCH_TIMEOUT=${BENCH_TIMEOUT:-240} bash .ci/gpu_check.sh
 fi
+# records drawn beforehand (VERIFY_ARGS="--record ... --record ...") rerun here, on the kind they were trained on,
+# beside the runs (one thread each; the check's timings are already taken)
+if [ -n "${VERIFY_ARGS:-}" ]; then
+  python3 -m repset.pipeline.record verify reproduction $VERIFY_ARGS > "$OUT/verify.log" 2>&1 &
+  verify_pid=$!
+fi
 left=$(( LIMIT - MARGIN - SECONDS ))
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
 python3 -m repset.pipeline.pack config.yaml --paths-from "$JOBS" --workers "$WORKERS" --deadline "$left" \
   > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
+if [ -n "${verify_pid:-}" ]; then
+  wait "$verify_pid"; echo "verify exit code $?" >> "$OUT/verify.log"
+  { echo; echo "== verify"; cat "$OUT/verify.log"; } >> "$OUT/runs.log" && rm "$OUT/verify.log"
+  tail -n 6 "$OUT/runs.log"
+fi
 tar czf "$OUT/records.tar.gz" results/runs 2>/dev/null && echo "records.tar.gz: $(tar tzf "$OUT/records.tar.gz" | grep -c 'json$') records"
