@@ -11,6 +11,7 @@
 # whose results/runs holds the finished records) and the commit in device_jobs/commit; carry both. LIMIT: seconds for the whole script (the
 # runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone. VERIFY_ARGS:
 # `record verify` arguments (--record NAME ...) for records to rerun there, reported at the end of runs.log.
+# PACK_ARGS: more arguments for the pack driver (--configfile reproduction/init_small.yaml).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_session_out}
@@ -35,7 +36,7 @@ if [ -n "${VERIFY_ARGS:-}" ]; then
 fi
 left=$(( LIMIT - MARGIN - SECONDS ))
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
-python3 -m repset.pipeline.pack config.yaml --paths-from "$JOBS" --workers "$WORKERS" --deadline "$left" \
+python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" --workers "$WORKERS" --deadline "$left" \
   > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"

@@ -30,7 +30,7 @@ from repset.threads import set_threads
 
 from .train import train_pack
 
-__all__ = ["run_of_path", "train_paths", "missing_paths", "train_parallel", "main"]
+__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -53,6 +53,17 @@ def train_paths(config: dict, paths: Sequence[str], force: bool = False) -> list
         groups.setdefault((store_path(run.dataset, config), choice), []).append(
             {"run": run, "settings": run_settings(config, run.model, run.point), "out": run.path})
     return [record for (store, choice), jobs in groups.items() for record in train_pack(store, jobs, choice=choice)]
+
+
+def merge_config(config: dict, overlay: dict) -> dict:
+    """``config`` updated in place by ``overlay`` as Snakemake's ``--configfile`` does: mappings merge key by
+    key, anything else replaces."""
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            merge_config(config[key], value)
+        else:
+            config[key] = value
+    return config
 
 
 def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
@@ -107,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config")
     parser.add_argument("records", nargs="*")
+    parser.add_argument("--configfile", action="append", default=[], metavar="YAML",
+                        help="a config overlay, merged as Snakemake's --configfile merges it (repeatable)")
     parser.add_argument("--dataset", action="append", default=[], help="add the dataset's missing records")
     parser.add_argument("--paths-from", metavar="FILE", help="add the record paths listed in FILE (one per line)")
     parser.add_argument("--list", action="store_true", help="print the missing record paths and exit")
@@ -118,6 +131,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     with open(args.config) as f:
         config = yaml.safe_load(f)
+    for overlay in args.configfile:
+        with open(overlay) as f:
+            merge_config(config, yaml.safe_load(f) or {})
     paths = list(args.records) + (missing_paths(config, args.dataset) if args.dataset else [])
     if args.paths_from:
         with open(args.paths_from) as f:

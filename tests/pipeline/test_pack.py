@@ -96,3 +96,15 @@ def test_main_needs_records_or_a_dataset(tmp_path, capsys):
     with pytest.raises(SystemExit):
         pack.main([str(tmp_path / "c.yaml")])
     assert "no records to train" in capsys.readouterr().err
+
+
+def test_overlays_merge_as_snakemakes_configfile():
+    config = {"models": {"repset": {"grid": {"n": [1]}}}, "seed": 0}
+    pack.merge_config(config, {"models": {"repset_init_small": {"options": {"init": "small"}}}, "seed": 3})
+    assert config == {"models": {"repset": {"grid": {"n": [1]}}, "repset_init_small": {"options": {"init": "small"}}},
+                      "seed": 3}
+    overlay = yaml.safe_load((ROOT / "reproduction" / "init_small.yaml").read_text())
+    merged = pack.merge_config(yaml.safe_load((ROOT / "config.yaml").read_text()), overlay)
+    assert merged["models"]["repset_init_small"]["grid"] == merged["models"]["repset"]["grid"]
+    assert merged["models"]["repset_init_small"]["options"] == {"init": "small"}
+    assert pack.run_of_path(merged, "results/runs/MUTAG/repset_init_small/k10-m20/split3_seed0.json").model == "repset_init_small"
