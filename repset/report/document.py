@@ -13,7 +13,7 @@ from repset.datasets.registry import get_spec
 from repset.io import write_atomic
 from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.reported import reported_results
-from repset.report.tables import DISPLAY, compare_with_paper, to_markdown, wide_table, write_table
+from repset.report.tables import DISPLAY, VARIANTS, compare_with_paper, to_markdown, wide_table, write_table
 
 
 def ours_long(summary: pd.DataFrame, wmd_files: Sequence[str | os.PathLike] = ()) -> pd.DataFrame:
@@ -69,6 +69,8 @@ def comparison(ours: pd.DataFrame) -> pd.DataFrame:
     for table in ("text", "graph"):
         paper = _paper(reported, table)
         paper = paper[paper["role"] != "reported_only"].drop(columns=["role", "method_label"])
+        paper = pd.concat([paper] + [paper[paper["method"] == base].assign(method=variant)
+                                     for variant, base in VARIANTS.items()], ignore_index=True)
         mine = ours[ours["table"] == table]
         joined = compare_with_paper(mine[["dataset", "method", "mean", "std"]], paper)
         joined = joined.merge(mine[["dataset", "method", "std_over"]], on=["dataset", "method"], how="left")
@@ -103,30 +105,43 @@ def verdict_summary(comp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("table")
 
 
-def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset")) -> pd.DataFrame:
+def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset", *VARIANTS)) -> pd.DataFrame:
     """Rank (1 = best) of ``methods`` per dataset, ours beside the paper's ranking (text: lower error is better;
     graphs: higher accuracy). Text: among the methods we ran. Graphs: among the methods of the paper's graph
-    table: those we ran (ours) and its reported-only baselines (PSCN ... DiffPool, the paper's numbers)."""
+    table: those we ran (ours) and its reported-only baselines (PSCN ... DiffPool, the paper's numbers). A
+    variant (:data:`~repset.report.tables.VARIANTS`) is ranked in its paper method's place."""
     reported = reported_results()
     rows = []
-    for (table, dataset), part in ours.groupby(["table", "dataset"], sort=False):
-        paper = _paper(reported, table)
-        paper = paper[paper["dataset"] == dataset]
-        if table == "graph":
-            baselines = paper[paper["role"] == "reported_only"][["method", "mean"]].dropna()
-            part = pd.concat([part[part["method"].isin(paper["method"])][["method", "mean"]], baselines])
-            paper = paper[paper["method"].isin(part["method"])]
-        else:
-            paper = paper[paper["method"].isin(part["method"])]
-        ascending = table == "text"
-        mine = part.set_index("method")["mean"].rank(ascending=ascending, method="min")
-        theirs = paper.set_index("method")["mean"].rank(ascending=ascending, method="min")
+    for (table, dataset), rows_here in ours.groupby(["table", "dataset"], sort=False):
         for m in methods:
-            if m in mine.index:
-                rows.append({"table": table, "dataset": get_spec(dataset).display, "method": DISPLAY.get(m, m),
-                             "rank ours": int(mine[m]), "rank paper": int(theirs[m]) if m in theirs.index else None,
-                             "of": int(len(mine))})
+            base = VARIANTS.get(m, m)
+            part = rows_here[~rows_here["method"].isin((set(VARIANTS) | {base}) - {m})].replace({"method": {m: base}})
+            if base not in set(part["method"]):
+                continue
+            paper = _paper(reported, table)
+            paper = paper[paper["dataset"] == dataset]
+            if table == "graph":
+                baselines = paper[paper["role"] == "reported_only"][["method", "mean"]].dropna()
+                part = pd.concat([part[part["method"].isin(paper["method"])][["method", "mean"]], baselines])
+            paper = paper[paper["method"].isin(part["method"])]
+            ascending = table == "text"
+            mine = part.set_index("method")["mean"].rank(ascending=ascending, method="min")
+            theirs = paper.set_index("method")["mean"].rank(ascending=ascending, method="min")
+            rows.append({"table": table, "dataset": get_spec(dataset).display, "method": DISPLAY.get(m, m),
+                         "rank ours": int(mine[base]), "rank paper": int(theirs[base]) if base in theirs.index else None,
+                         "of": int(len(mine))})
     return pd.DataFrame(rows, columns=["table", "dataset", "method", "rank ours", "rank paper", "of"])
+
+
+def variants_against_paper(comp: pd.DataFrame) -> pd.DataFrame:
+    """Each variant's cells against its paper method's number (:func:`comparison` rows): ``beats`` is a lower
+    error (text) or a higher accuracy (graphs) than the paper's."""
+    names = {DISPLAY.get(v, v): DISPLAY.get(b, b) for v, b in VARIANTS.items()}
+    part = comp[comp["method"].isin(names) & comp["mean_paper"].notna()].copy()
+    better = (part["mean_ours"] < part["mean_paper"]).where(part["table"] == "text", part["mean_ours"] > part["mean_paper"])
+    part["paper method"] = part["method"].map(names)
+    part["beats the paper"] = better.map({True: "yes", False: "no"})
+    return part[["method", "table", "dataset", "mean_ours", "paper method", "mean_paper", "verdict", "beats the paper"]]
 
 
 def _fmt(frame: pd.DataFrame) -> pd.DataFrame:
@@ -156,6 +171,21 @@ def protocol_differences(config: dict) -> list[str]:
         if missing:
             out.append(f"{kind} datasets left out: {', '.join(missing)}")
     return out
+
+
+def _variant_section(comp: pd.DataFrame) -> list[str]:
+    """REPORT.md lines for the opt-in variants that ran (none: no lines)."""
+    table = variants_against_paper(comp)
+    if table.empty:
+        return []
+    lines = ["### Past the paper: opt-in variants", "",
+             "Rows trained from their own config overlay and records (e.g. `reproduction/init_small.yaml`), each "
+             "compared with the paper's number for the method it varies:", "",
+             to_markdown(_fmt(table.set_index("method")))]
+    for method, part in table.groupby("method", sort=False):
+        lines.append(f"{method} beats the paper's {part['paper method'].iloc[0]} on "
+                     f"{int((part['beats the paper'] == 'yes').sum())} of {len(part)} datasets.")
+    return lines + [""]
 
 
 def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:
@@ -221,6 +251,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "here; on graphs among the methods of the paper's graph table (ours where we ran them, the paper's numbers "
         "for its reported-only baselines PSCN, Deep GR, EMD, DGCNN, SAEN, RetGK, DiffPool).", "",
         to_markdown(ranks(ours).set_index("table")) if len(ours) else "(no run)\n",
+        *_variant_section(comp),
         "## Input differences that explain deltas", "",
         "- word vectors: see Setup; GloVe 6B 50-d (offline) instead of GoogleNews 300-d lowers capacity and vocabulary",
         "- OHSUMED: the mirror holds only the single-label subset (1,249 + 1,632 docs) vs the paper's 3,999 + 5,153",

@@ -85,3 +85,29 @@ def test_config_files_are_named_relative_to_the_repository_never_by_a_machine_pa
     assert names[:2] == ["profiles/quick.yaml", "config.yaml"]
     assert names[2] == "mine.yaml (outside the repository, sha256 d4eed209fa44)"
     assert not any(str(tmp_path) in n for n in names)
+
+
+def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
+    """RepSet (init small) meets the paper's RepSet numbers, takes RepSet's place in the ranking (ours is
+    left out there, not ranked against it), and the report counts where it beats the paper's RepSet."""
+    import pandas as pd
+
+    from repset.report.document import comparison, ranks, variants_against_paper
+    from repset.report.reported import reported_results
+
+    paper = reported_results()
+    p_text = float(paper[(paper["dataset"] == "bbcsport") & (paper["method"] == "repset")]["mean"].iloc[0])
+    p_graph = float(paper[(paper["dataset"] == "MUTAG") & (paper["method"] == "repset")]["mean"].iloc[0])
+    ours = pd.DataFrame({"table": ["text"] * 3 + ["graph"] * 2, "dataset": ["bbcsport"] * 3 + ["MUTAG"] * 2,
+                         "method": ["repset", "repset_init_small", "deepsets", "repset", "repset_init_small"],
+                         "mean": [p_text + 1, p_text - 0.5, p_text - 0.2, p_graph - 3, p_graph - 1],
+                         "std": [0.1] * 5, "std_over": ["splits"] * 3 + ["repetitions"] * 2, "source": ["ours"] * 5})
+    comp = comparison(ours)
+    small = comp[comp["method"] == "RepSet (init small)"].set_index("dataset")
+    assert small.loc["BBCSPORT", "mean_paper"] == p_text and small.loc["MUTAG", "mean_paper"] == p_graph
+    r = ranks(ours).set_index(["dataset", "method"])
+    assert r.loc[("BBCSPORT", "RepSet (init small)"), "rank ours"] == 1        # ahead of DeepSets, RepSet left out
+    assert r.loc[("BBCSPORT", "RepSet"), "rank ours"] == 2 and r.loc[("BBCSPORT", "RepSet"), "of"] == 2
+    assert r.loc[("MUTAG", "RepSet (init small)"), "rank paper"] == 3
+    beats = variants_against_paper(comp).set_index("dataset")["beats the paper"]
+    assert beats.to_dict() == {"BBCSPORT": "yes", "MUTAG": "no"}
