@@ -242,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--epoch-repeats", type=int, default=3, help="timed epochs (after one warm-up)")
     parser.add_argument("--max-sets", type=int, default=None, help="cap on training sets per epoch shape")
     parser.add_argument("--no-epochs", action="store_true", help="solver table only")
+    parser.add_argument("--epoch-solvers", nargs="+", default=["cuda", "cuda-lockstep", "numba"],
+                        choices=["cuda", "cuda-lockstep", "numba"], help="solvers of the epoch table")
     parser.add_argument("--compile", action="store_true", help="also time the cuda solver with torch.compile")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args(argv)
@@ -261,8 +263,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if out:
         _write(rows, out / "solver_seconds.csv")
     if not args.no_epochs:
-        rows = epoch_seconds({s: EPOCH_SHAPES[s] for s in args.shapes}, device, repeats=args.epoch_repeats,
-                             max_sets=args.max_sets)
+        rows = epoch_seconds({s: EPOCH_SHAPES[s] for s in args.shapes}, device, args.epoch_solvers,
+                             repeats=args.epoch_repeats, max_sets=args.max_sets)
         _print(f"RepSet training-epoch seconds on {device}", rows)
         if out:
             _write(rows, out / "epoch_seconds.csv")
