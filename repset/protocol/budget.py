@@ -30,7 +30,7 @@ from repset.training.trainer import TrainConfig, batch_indices, eval_options, ev
 
 from .grid import grid_points, point_id
 from .packs import packed_datasets
-from .plan import layer_options, split_count, train_settings
+from .plan import layer_options, models_for, split_count, train_settings
 from .schedule import job_costs, wall_seconds
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "start_seconds", "budget_table",
@@ -174,7 +174,8 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
     rows = []
     for shape in shapes:
         per_pack = (config.get("train_packs") or {}).get("runs", 50) if shape.name in packed_datasets(config) else 1
-        for model, spec in config["models"].items():
+        for model in models_for(config, shape.name):
+            spec = config["models"][model]
             train = TrainConfig(**train_settings(config, model))
             runs = protocol_runs(config, shape.name, model)
             epochs, source = expected_epochs(records, shape.name, model, train.epochs)

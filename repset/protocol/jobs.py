@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .plan import datasets, layer_options, model_points, split_count, train_settings
+from .plan import datasets, layer_options, model_points, models_for, split_count, train_settings
 
 __all__ = ["CHOSEN", "Run", "searched_splits", "model_runs", "runs", "grid_choice_path", "grid_choice_inputs",
            "check_run", "run_settings", "wildcard_patterns", "name_pattern"]
@@ -57,7 +57,7 @@ def model_runs(config: dict, dataset: str, model: str, seed: int) -> list[Run]:
 
 def runs(config: dict, dataset_names: list[str] | None = None) -> list[Run]:
     """Every training job the config asks for (datasets in config order, then models, then seeds)."""
-    return [run for dataset in dataset_names or datasets(config) for model in config["models"]
+    return [run for dataset in dataset_names or datasets(config) for model in models_for(config, dataset)
             for seed in config["protocol"]["seeds"] for run in model_runs(config, dataset, model, seed)]
 
 
@@ -76,6 +76,9 @@ def check_run(config: dict, dataset: str, model: str, point: str, split: int | s
         raise ValueError(f"dataset {dataset!r} is not in the config's datasets {datasets(config)}")
     if model not in config["models"]:
         raise ValueError(f"model {model!r} is not in the config's models {list(config['models'])}")
+    if model not in models_for(config, dataset):
+        raise ValueError(f"model {model!r} does not train on {dataset!r}: its config key 'models.{model}.datasets' "
+                         f"lists {config['models'][model]['datasets']}")
     split, seed = int(split), int(seed)
     n = split_count(dataset, config)
     if not 0 <= split < n:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from repset.datasets.registry import get_spec
 
 from .jobs import CHOSEN, Run, grid_choice_path, model_runs
+from .plan import models_for
 
 __all__ = ["Pack", "packed_datasets", "packs"]
 
@@ -43,7 +44,7 @@ def packs(config: dict, done: Callable[[str], bool] = lambda path: False) -> lis
     size = int((config.get("train_packs") or {}).get("runs", 50))
     out = []
     for dataset in packed_datasets(config):
-        for model in config["models"]:
+        for model in models_for(config, dataset):
             for seed in config["protocol"]["seeds"]:
                 todo = [r for r in model_runs(config, dataset, model, seed) if not done(r.path)]
                 for stage, choice in (("grid", None), (CHOSEN, grid_choice_path(dataset, model, seed))):

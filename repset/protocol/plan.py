@@ -51,6 +51,14 @@ def datasets(config: dict) -> list[str]:
     return [get_spec(d).name for d in config["datasets"]["text"] + config["datasets"]["graph"]]
 
 
+def models_for(config: dict, dataset: str) -> list[str]:
+    """The config's models that train on ``dataset``: all but those whose ``datasets`` list (an opt-in
+    variant's, e.g. ``reproduction/init_small.yaml``) leaves it out."""
+    name = get_spec(dataset).name
+    return [m for m, spec in config["models"].items()
+            if spec.get("datasets") is None or name in {get_spec(d).name for d in spec["datasets"]}]
+
+
 def text_datasets(config: dict) -> list[str]:
     """Canonical names of the config's text datasets."""
     return [get_spec(d).name for d in config["datasets"]["text"]]
@@ -105,3 +113,8 @@ def check_protocol(config: dict) -> None:
             layer_class(spec["layer"])
         except ValueError as err:
             raise ValueError(f"config key 'models.{model}.layer': {err}") from None
+        for name in spec.get("datasets") or []:
+            try:
+                get_spec(name)
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"config key 'models.{model}.datasets': {err}") from None

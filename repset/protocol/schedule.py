@@ -16,7 +16,7 @@ import math
 import pandas as pd
 
 from .jobs import CHOSEN, model_runs
-from .plan import model_points
+from .plan import model_points, models_for
 
 __all__ = ["job_costs", "wall_seconds", "runtime_minutes"]
 
@@ -27,7 +27,7 @@ def job_costs(table: pd.DataFrame, config: dict) -> pd.DataFrame:
     per_run = {(r.dataset, r.model, r.point): float(r.run_seconds) for r in table.itertuples()}
     rows = []
     for dataset in dict.fromkeys(table["dataset"]):
-        for model in config["models"]:
+        for model in models_for(config, dataset):
             grid = [per_run[(dataset, model, p)] for p in model_points(config, model)]
             for seed in config["protocol"]["seeds"]:
                 for run in model_runs(config, dataset, model, seed):

@@ -80,3 +80,24 @@ def test_run_settings_hold_only_what_the_run_depends_on(config):
 
 def model_runs_points(config):
     return {r.point for r in model_runs(config, "bbcsport", "repset", 0) if r.split == 0}
+
+
+def test_a_model_with_a_datasets_list_trains_on_those_only(config):
+    """An opt-in variant (models.<name>.datasets) adds its runs on its datasets and nowhere else; naming it on
+    another dataset is an error that names the config key; packs and the overlay follow the same list."""
+    from repset.protocol.packs import packs
+    from repset.protocol.plan import check_protocol, models_for
+
+    base = len(runs(config))
+    config["models"]["variant"] = {**config["models"]["repset"], "datasets": ["MUTAG"]}
+    assert models_for(config, "MUTAG")[-1] == "variant" and "variant" not in models_for(config, "bbcsport")
+    added = [r for r in runs(config) if r.model == "variant"]
+    assert {r.dataset for r in added} == {"MUTAG"} and len(runs(config)) == base + len(added)
+    assert len(added) == len(model_runs(config, "MUTAG", "repset", 0))
+    with pytest.raises(ValueError, match="'models.variant.datasets' lists \\['MUTAG'\\]"):
+        check_run(config, "bbcsport", "variant", "k10-m20", 0, 0)
+    assert check_run(config, "MUTAG", "variant", "k10-m20", 0, 0).model == "variant"
+    assert {r.dataset for p in packs(config, done=lambda path: False) for r in p.runs if r.model == "variant"} == {"MUTAG"}
+    config["models"]["variant"]["datasets"] = ["MUTAGG"]
+    with pytest.raises(ValueError, match="config key 'models.variant.datasets': unknown dataset 'MUTAGG'"):
+        check_protocol(config)
