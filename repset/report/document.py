@@ -93,8 +93,11 @@ def verdict(delta_in_sigma: float) -> str:
 
 
 def verdict_summary(comp: pd.DataFrame) -> pd.DataFrame:
-    """Per table: cells compared, how many within 1 and 2 paper sigma (cumulative), outside, without a std."""
+    """Per table: cells compared, how many within 1 and 2 paper sigma (cumulative), outside, without a std;
+    the paper's methods only (an opt-in variant's cells are counted in its own section)."""
     rows = []
+    if "method" in comp:
+        comp = comp[~comp["method"].isin({DISPLAY.get(v, v) for v in VARIANTS})]
     for table, part in comp.groupby("table", sort=False):
         v = part["verdict"]
         rows.append({"table": table, "cells": len(part), "within 1 sigma": int((v == "within 1 sigma").sum()),

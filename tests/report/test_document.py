@@ -111,3 +111,6 @@ def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
     assert r.loc[("MUTAG", "RepSet (init small)"), "rank paper"] == 3
     beats = variants_against_paper(comp).set_index("dataset")["beats the paper"]
     assert beats.to_dict() == {"BBCSPORT": "yes", "MUTAG": "no"}
+    from repset.report.document import verdict_summary
+
+    assert verdict_summary(comp)["cells"].sum() == 3          # the paper's methods: RepSet x 2, DeepSets
