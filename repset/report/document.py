@@ -12,6 +12,7 @@ import pandas as pd
 from repset.datasets.registry import get_spec
 from repset.io import write_atomic
 from repset.provenance import config_hash, git_commit, package_versions
+from repset.report.notes import notes_table
 from repset.report.reported import reported_results
 from repset.report.tables import DISPLAY, VARIANTS, compare_with_paper, to_markdown, wide_table, write_table
 
@@ -209,11 +210,11 @@ def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLik
 
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
-                 configfiles: Sequence[str] = (), noise: str | None = None) -> Path:
+                 configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None) -> Path:
     """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
     setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
     markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
-    in the setup."""
+    in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma."""
     comp = comparison(ours)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
     differences = protocol_differences(config)
@@ -249,6 +250,10 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         to_markdown(_fmt(comp.set_index("method")[["table", "dataset", "mean_ours", "std_ours", "mean_paper",
                                                   "std_paper", "delta", "delta_in_paper_sigma", "verdict"]])),
         "### Cells per table", "", to_markdown(verdict_summary(comp)) if len(comp) else "(no cell to compare)\n",
+        "### What was measured about single cells", "",
+        "Every cell outside 2 paper sigma, and every cell with a measurement on record (`cell_notes`): the lead, what "
+        "was measured, its result and what it did to the lead.", "",
+        to_markdown(_fmt(notes_table(comp, notes).set_index("method"))) if len(comp) else "(no cell to compare)\n",
         "### Where RepSet and ApproxRepSet rank", "",
         "Per dataset (1 = best), beside the paper's ranking of the same methods: on text among the methods run "
         "here; on graphs among the methods of the paper's graph table (ours where we ran them, the paper's numbers "

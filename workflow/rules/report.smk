@@ -83,6 +83,7 @@ rule report:
         # the initialisation study's table (config init_study; empty without one)
         init_study=rules.init_study_table.output.table[2] if INIT_STUDY else [],
         noise=config.get("noise_table") or [],       # a run-to-run noise table (repset.pipeline.noise)
+        notes=config.get("cell_notes") or [],        # what was measured about single cells (repset.report.notes)
     output:
         report="results/REPORT.md",
     log:

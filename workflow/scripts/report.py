@@ -7,6 +7,7 @@ import pandas as pd
 from repset.pipeline.joblog import job_log
 from repset.report.document import ours_long, result_tables, write_report
 from repset.report.init_study import init_study_section
+from repset.report.notes import read_notes
 
 with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
@@ -20,4 +21,5 @@ with job_log(snakemake.log[0]):
                          init_study_section(study, snakemake.params.init_baseline, snakemake.params.latent_by_init)))
     write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
                  extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
-                 configfiles=snakemake.params.configfiles)
+                 configfiles=snakemake.params.configfiles,
+                 notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None)
