@@ -30,7 +30,10 @@ FINDINGS = ("explains", "rules out", "partly explains", "inconclusive", "not mea
 def read_notes(path: str | os.PathLike) -> pd.DataFrame:
     """The notes of ``path`` as a frame with :data:`FIELDS`; ValueError naming the file and the entry
     for a missing field, an unknown table, dataset or finding."""
-    entries = yaml.safe_load(open(path, encoding="utf-8").read()) or []
+    try:
+        entries = yaml.safe_load(open(path, encoding="utf-8").read()) or []
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not valid YAML ({err})") from None
     if not isinstance(entries, list):
         raise ValueError(f"{path}: a YAML list of cell notes expected, got {type(entries).__name__}")
     for i, entry in enumerate(entries):

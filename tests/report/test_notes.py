@@ -33,6 +33,13 @@ def test_a_bad_note_is_named(tmp_path, change, message):
         read_notes(_write(tmp_path, [{**NOTE, **change}]))
 
 
+def test_a_file_that_is_not_yaml_is_named(tmp_path):
+    path = tmp_path / "notes.yaml"
+    path.write_text("- table: text\n  lead: a: b: c\n")
+    with pytest.raises(ValueError, match="notes.yaml: not valid YAML"):
+        read_notes(path)
+
+
 def test_notes_sit_beside_their_cells_and_bare_outside_cells_say_so(tmp_path):
     comp = pd.DataFrame({"table": ["text", "text", "text", "graph"], "dataset": ["CLASSIC", "CLASSIC", "TWITTER", "MUTAG"],
                          "method": ["NN-max", "RepSet", "NN-max", "RepSet"], "mean_ours": [4.85, 3.0, 30.0, 85.9],
