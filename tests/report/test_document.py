@@ -109,8 +109,9 @@ def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
     assert r.loc[("BBCSPORT", "RepSet (init small)"), "rank ours"] == 1        # ahead of DeepSets, RepSet left out
     assert r.loc[("BBCSPORT", "RepSet"), "rank ours"] == 2 and r.loc[("BBCSPORT", "RepSet"), "of"] == 2
     assert r.loc[("MUTAG", "RepSet (init small)"), "rank paper"] == 3
-    beats = variants_against_paper(comp).set_index("dataset")["beats the paper"]
-    assert beats.to_dict() == {"BBCSPORT": "yes", "MUTAG": "no"}
+    against = variants_against_paper(comp).set_index("dataset")
+    assert against["beats the paper"].to_dict() == {"BBCSPORT": "yes", "MUTAG": "no"}
+    assert against.loc["BBCSPORT", "ours, paper method"] == p_text + 1      # our RepSet on the same data
     from repset.report.document import verdict_summary
 
     assert verdict_summary(comp)["cells"].sum() == 3          # the paper's methods: RepSet x 2, DeepSets
