@@ -301,7 +301,7 @@ class CudaSolver(MatchingSolver):
         if backend not in BACKENDS:
             raise ValueError(f"solver 'cuda': backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         self.backend = backend
-        self._told: set[str] = set()
+        self._backends: dict[torch.device, str] = {}      # backend_for's answers: it runs once per device
         if check_every is not None and (isinstance(check_every, bool) or not isinstance(check_every, int)
                                         or check_every < 1):
             raise ValueError(f"solver 'cuda': check_every must be an integer >= 1, got {check_every!r}")
@@ -371,10 +371,11 @@ class CudaSolver(MatchingSolver):
         return "tla" if reason is None else "lockstep"
 
     def _options(self, device: torch.device) -> dict:
-        """:func:`_solve_flat` options for tensors on ``device``."""
-        backend = self.backend_for(device)
-        if device.type not in self._told:
-            self._told.add(device.type)
+        """:func:`_solve_flat` options for tensors on ``device`` (the backend looked up once per device, not
+        per batch: it asks importlib and the driver)."""
+        backend = self._backends.get(device)
+        if backend is None:
+            backend = self._backends[device] = self.backend_for(device)
             log.info("solver 'cuda' on %s: %s backend", device, backend)
         if backend == "tla":
             return {"solve": solve_lengths_tla}

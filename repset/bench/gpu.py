@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from solvers import get_solver
+from solvers.tla import TLA
 from repset.bench.epoch import EpochShape, synthetic_sets
 from repset.threads import passive_numba_pool
 from repset.training.classifier import SetClassifier, build_layer
@@ -48,8 +49,7 @@ EPOCH_SHAPES: dict[str, EpochShape] = {
     "bbcsport": EpochShape(n_sets=517, set_size=117, d=300, m=50, k=20, batch_size=64, n_classes=5),
     "twitter": EpochShape(n_sets=2176, set_size=10, d=300, m=50, k=20, batch_size=64, n_classes=3),
 }
-SOLVERS = ("cuda", "cuda-lockstep", "numba", "numba+transfer", "torch-linear-assignment")
-TLA = "torch-linear-assignment"
+SOLVERS = ("cuda", "cuda-lockstep", "numba", "numba+transfer", TLA)
 
 
 def _sync(device: torch.device) -> None:

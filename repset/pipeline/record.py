@@ -119,11 +119,12 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
             packed[archive_name(dataset)] = _pack(members)
         wmd = runs_dir.parent / "wmd" / f"{dataset}.json"       # as restore_records puts it back
         if wmd.exists():
+            data = wmd.read_bytes()
             try:
-                json.loads(wmd.read_bytes())
+                json.loads(data)
             except json.JSONDecodeError as err:
                 raise RecordError(f"{wmd}: not valid JSON ({err}); rerun its job before exporting") from None
-            wmd_results[wmd.name] = wmd.read_bytes()
+            wmd_results[wmd.name] = data
     for name, data in packed.items():
         for stale in (out_dir / "records").glob("*.tar.gz"):        # an archive named in another case
             if stale.name != name and stale.name.lower() == name:

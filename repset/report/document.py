@@ -117,13 +117,14 @@ def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset
     reported = reported_results()
     rows = []
     for (table, dataset), rows_here in ours.groupby(["table", "dataset"], sort=False):
+        paper_here = _paper(reported, table)
+        paper_here = paper_here[paper_here["dataset"] == dataset]
         for m in methods:
             base = VARIANTS.get(m, m)
             part = rows_here[~rows_here["method"].isin((set(VARIANTS) | {base}) - {m})].replace({"method": {m: base}})
             if base not in set(part["method"]):
                 continue
-            paper = _paper(reported, table)
-            paper = paper[paper["dataset"] == dataset]
+            paper = paper_here
             if table == "graph":
                 baselines = paper[paper["role"] == "reported_only"][["method", "mean"]].dropna()
                 part = pd.concat([part[part["method"].isin(paper["method"])][["method", "mean"]], baselines])

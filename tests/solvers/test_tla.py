@@ -109,3 +109,15 @@ def test_the_kernel_on_the_gpu_equals_scipy():
         assert result.value.is_cuda and result.assignment.is_cuda
         np.testing.assert_allclose(result.value.cpu().numpy(), get_solver("scipy").solve(w, rows, cols).value, rtol=1e-12)
         check_matching(w, rows, cols, solver.solve(w, rows, cols))
+
+
+def test_the_backend_is_looked_up_once_per_device(monkeypatch):
+    """Choosing the backend asks importlib and the driver: once per device, not once per batch."""
+    import solvers.cuda as cuda
+
+    calls = []
+    monkeypatch.setattr(cuda, "tla_unavailable", lambda device: calls.append(device) or "not here")
+    solver = CudaSolver("cpu")
+    for _ in range(3):
+        solver.solve(np.ones((2, 3, 4)))
+    assert len(calls) == 1 and solver.backend_for("cpu") == "lockstep"
