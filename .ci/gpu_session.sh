@@ -12,18 +12,30 @@
 # runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone. VERIFY_ARGS:
 # `record verify` arguments (--record NAME ...) for records to rerun there, reported at the end of runs.log.
 # PACK_ARGS: more arguments for the pack driver (--configfile reproduction/init_small.yaml).
+# GPU_JOBS: a second list of record paths, trained at the same time by one worker on the GPU with
+# GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has one worker less.
+# STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first.
+# Every pack is killed 20 s before LIMIT so that the records written so far always come back.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_session_out}
 JOBS=${JOBS:-device_jobs/paths.txt}
 LIMIT=${LIMIT:-560}
 MARGIN=${MARGIN:-45}
-WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}
+if [ -n "${GPU_JOBS:-}" ]; then WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}; else WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}; fi
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 # the copy travels with the session's starting .git: records name the commit written here beforehand
 # (git rev-parse HEAD > device_jobs/commit; commit first)
 [ -f "$(dirname "$JOBS")/commit" ] && export REPSET_GIT_COMMIT="$(cat "$(dirname "$JOBS")/commit")"
+for pair in ${STORE_PLANES:-}; do
+  python3 .ci/store_planes.py unpack "${pair%%:*}" "${pair#*:}" || exit 1
+done
+if [ "${SKIP_CHECK:-0}" = 1 ]; then
+  for whl in .ci/wheels/*.whl; do   # the check installs them otherwise
+    [ -e "$whl" ] && python3 -m pip install -q --no-deps --no-index "$whl"
+  done
+fi
 if [ "${SKIP_CHECK:-0}" != 1 ]; then
   mkdir -p "$OUT/check"
   OUT="$OUT/check" COMPILE=${COMPILE:-0} BENCH_TIMEOUT=${BENCH_TIMEOUT:-240} bash .ci/gpu_check.sh
@@ -35,11 +47,22 @@ if [ -n "${VERIFY_ARGS:-}" ]; then
   verify_pid=$!
 fi
 left=$(( LIMIT - MARGIN - SECONDS ))
+hard=$(( LIMIT - 20 - SECONDS ))
+if [ -n "${GPU_JOBS:-}" ]; then
+  echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, one worker, no new run after ${left} s"
+  timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
+    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" > "$OUT/gpu_runs.log" 2>&1 &
+  gpu_pid=$!
+fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
-python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" --workers "$WORKERS" --deadline "$left" \
-  > "$OUT/runs.log" 2>&1
+timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" \
+  --workers "$WORKERS" --deadline "$left" > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
+if [ -n "${gpu_pid:-}" ]; then
+  wait "$gpu_pid"; echo "exit code $?" >> "$OUT/gpu_runs.log"
+  tail -n 4 "$OUT/gpu_runs.log"
+fi
 if [ -n "${verify_pid:-}" ]; then
   wait "$verify_pid"; echo "verify exit code $?" >> "$OUT/verify.log"
   { echo; echo "== verify"; cat "$OUT/verify.log"; } >> "$OUT/runs.log" && rm "$OUT/verify.log"
