@@ -123,7 +123,7 @@ class HiddenSetLayer(nn.Module):
 
     def _weight_or(self, weight: torch.Tensor | None) -> torch.Tensor:
         """``weight`` (a copy of this layer's, e.g. taken before training) or the current one, detached."""
-        W = (self.weight if weight is None else weight).detach()
+        W = (self.weight if weight is None else weight).detach().to(self.weight.device)
         if W.shape != self.weight.shape:
             raise ValueError(f"weight must have shape {tuple(self.weight.shape)}, got {tuple(W.shape)}")
         return W
