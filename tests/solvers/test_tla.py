@@ -17,7 +17,7 @@ from scipy.optimize import linear_sum_assignment
 from matching_checks import check_matching, layer_like
 from solvers import get_solver
 from solvers.cuda import CudaSolver
-from solvers.tla import solve_lengths_tla, tla_unavailable
+from solvers.tla import compiled_size, solve_lengths_tla, tla_unavailable
 
 
 def _stand_in(cost: torch.Tensor) -> torch.Tensor:
@@ -121,3 +121,32 @@ def test_the_backend_is_looked_up_once_per_device(monkeypatch):
     for _ in range(3):
         solver.solve(np.ones((2, 3, 4)))
     assert len(calls) == 1 and solver.backend_for("cpu") == "lockstep"
+
+
+def test_compiled_size_rounds_up_by_at_most_a_quarter():
+    sizes = [compiled_size(x) for x in range(1, 4097)]
+    assert all(s >= x for x, s in zip(range(1, 4097), sizes)) and sizes == sorted(sizes)
+    assert all(s <= max(8, 1.25 * x) for x, s in zip(range(1, 4097), sizes))
+    assert len(set(sizes)) == 37 and compiled_size(430) == 448 and compiled_size(3648) == 4096
+
+
+def test_ragged_batches_of_many_sizes_reach_the_kernel_in_few_shapes(stand_in, monkeypatch):
+    """The kernel compiles once per padded shape: problems padded to 1..120 columns (rows <= columns, as
+    solve_lengths orients them) reach it in the 17 shapes of compiled_size, with the unpadded values."""
+    shapes = []
+    monkeypatch.setattr(stand_in, "batch_linear_assignment", lambda cost: shapes.append(tuple(cost.shape[1:]))
+                        or _stand_in(cost))
+    rng = np.random.default_rng(11)
+    for C in range(1, 121):
+        W = torch.from_numpy(np.maximum(rng.normal(size=(3, 5, C)), 0))
+        k = torch.tensor([C, max(C - 1, 0), C // 2])
+        n = torch.minimum(torch.tensor([5, 4, 2]), k)
+        col4row = solve_lengths_tla(W, n, k)
+        assert col4row.shape == (3, 5)
+        for p in range(3):
+            got = col4row[p, : n[p]]
+            assert bool((got >= 0).all() and (got < k[p]).all()) and bool((col4row[p, n[p]:] == -1).all())
+            r, c = linear_sum_assignment(-W[p, : n[p], : k[p]].numpy())
+            assert float(W[p, torch.arange(int(n[p])), got].sum()) == pytest.approx(float(W[p, r, c].sum()), rel=1e-12)
+    assert {r for r, _ in shapes} == {8}
+    assert len(set(shapes)) == len({compiled_size(C) for C in range(1, 121)}) == 17
