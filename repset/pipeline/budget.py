@@ -10,6 +10,7 @@ import pandas as pd
 
 from repset.protocol.budget import DatasetShape, budget_table, start_seconds, summarize
 from repset.protocol.jobs import CHOSEN
+from repset.protocol.plan import describe_override, protocol_overrides
 from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
 from repset.datasets.store import load_collection
@@ -71,7 +72,9 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         "for the datasets of `train_packs`); laid out as the workflow's jobs: "
         "one per dataset, model, seed, split and grid point (grid searched on "
         + (f"the first {searched} split(s); later splits train the chosen point, costed at the grid's mean)."
-           if searched else "every split)."), "",
+           if searched else "every split).")
+        + "".join(f" {name} (`protocol.datasets`): {describe_override(config, name)}."
+                  for name in protocol_overrides(config)), "",
         f"**Total: {a['total_hours']:.1f} CPU hours in {a['n_jobs']} training jobs; the longest job: "
         f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",
         f"Wall-clock with one-thread jobs on: {walls} (jobs replayed longest path first, the grid choice "

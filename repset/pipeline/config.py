@@ -19,6 +19,7 @@ def check_config(config: dict) -> dict:
         check_protocol(config)
         _check_models(config)
         _check_dataset_lists(config)
+        _check_protocol_overrides(config)
         _check_struc2vec(config)
         _check_init_study(config)
     for name in config.get("bench", {}).get("solvers", []):
@@ -80,6 +81,32 @@ def _check_dataset_lists(config: dict) -> None:
         dataset_of_kind("verify.set_dataset", name, "text", "a text dataset is needed")
     for name in config.get("bench", {}).get("epoch_stores", []):
         dataset_of_kind("bench.epoch_stores", name, "text", "word sets only")
+
+
+def _check_protocol_overrides(config: dict) -> None:
+    """``protocol.datasets``: each a dataset of ``datasets`` (once, in any spelling), overriding the split
+    count of its kind and ``grid_splits`` with values the global keys could take."""
+    from repset.datasets.registry import get_spec
+    from repset.protocol.plan import SPLIT_KEYS, datasets
+
+    seen: dict[str, str] = {}
+    for name, keys in (config["protocol"].get("datasets") or {}).items():
+        key = f"protocol.datasets.{name}"
+        _check_names(key, [name], datasets(config))
+        spec = get_spec(name)
+        if spec.name in seen:
+            raise ValueError(f"config key '{key}': {spec.name} is overridden twice (also as {seen[spec.name]!r})")
+        seen[spec.name] = name
+        allowed = (SPLIT_KEYS[spec.kind][0], "grid_splits")
+        if not isinstance(keys, dict) or set(keys) - set(allowed):
+            bad = sorted(set(keys) - set(allowed)) if isinstance(keys, dict) else keys
+            raise ValueError(f"config key '{key}': cannot override {bad}; a {spec.kind} dataset may override "
+                             f"{' and '.join(allowed)}")
+        for option, value in keys.items():
+            most = None if option == "grid_splits" else SPLIT_KEYS[spec.kind][1]
+            if not ((value is None and most is None) or (type(value) is int and 1 <= value <= (most or value))):
+                raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1"
+                                 + (f" and <= {most}" if most else " or null"))
 
 
 def _check_init_study(config: dict) -> None:

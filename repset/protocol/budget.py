@@ -29,6 +29,7 @@ from repset.training.chunks import chunks, eval_batches
 from repset.training.trainer import TrainConfig, batch_indices, eval_options, evaluate, fit, seed_everything
 
 from .grid import grid_points, point_id
+from .jobs import searched_splits
 from .packs import packed_datasets
 from .plan import layer_options, models_for, split_count, train_settings
 from .schedule import job_costs, wall_seconds
@@ -132,12 +133,13 @@ def _memory_mb(shape: DatasetShape, batches: list[torch.Tensor], layer: str, opt
 
 def protocol_runs(config: dict, dataset: str, model: str) -> dict[str, float]:
     """Expected runs per grid point of ``model`` on ``dataset``: splits x seeds when the grid is searched
-    on every split; else the first ``grid_splits`` splits train every point and each later split one
-    point, counted here as ``1 / len(grid)`` run of every point (the mean cost of the grid)."""
+    on every split; else the first ``grid_splits`` splits (the dataset's, :func:`~.jobs.searched_splits`) train
+    every point and each later split one point, counted here as ``1 / len(grid)`` run of every point (the
+    mean cost of the grid)."""
     points = [point_id(p) for p in grid_points(config["models"][model]["grid"])]
     splits, seeds = split_count(dataset, config), len(config["protocol"]["seeds"])
-    searched = config["protocol"].get("grid_splits")
-    if searched is None or searched >= splits or len(points) == 1:
+    searched = searched_splits(config, dataset, model)
+    if searched == splits:
         return {p: float(splits * seeds) for p in points}
     return {p: seeds * (searched + (splits - searched) / len(points)) for p in points}
 

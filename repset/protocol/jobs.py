@@ -1,6 +1,7 @@
 """The protocol's training jobs at their natural grain: one run per (dataset, model, grid point, split, seed).
 
-A split on which the grid is searched (every split when ``protocol.grid_splits`` is null, else the first G)
+A split on which the grid is searched (every split when the dataset's ``grid_splits`` is null, else the first G;
+:func:`~repset.protocol.plan.protocol_for`: ``protocol.grid_splits`` or its ``protocol.datasets`` override)
 trains every grid point of the model, one job each. A later split trains the point that validation chose
 most often on the searched splits: its job's point is :data:`CHOSEN` and it reads the grid-choice file,
 written by its own job from the searched splits' records. Models without a grid train one point
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .plan import datasets, layer_options, model_points, models_for, split_count, train_settings
+from .plan import datasets, layer_options, model_points, models_for, protocol_for, split_count, train_settings
 
 __all__ = ["CHOSEN", "Run", "searched_splits", "model_runs", "runs", "grid_choice_path", "grid_choice_inputs",
            "check_run", "run_settings", "wildcard_patterns", "name_pattern"]
@@ -41,7 +42,7 @@ class Run:
 
 def searched_splits(config: dict, dataset: str, model: str) -> int:
     """How many (first) splits train every grid point of ``model`` on ``dataset``."""
-    n, searched = split_count(dataset, config), config["protocol"].get("grid_splits")
+    n, searched = split_count(dataset, config), protocol_for(config, dataset).get("grid_splits")
     if searched is None or len(model_points(config, model)) == 1:
         return n
     return min(searched, n)

@@ -35,15 +35,55 @@ def wmd_mat_path(dataset: str, config: dict) -> str | None:
     return None
 
 
+#: per dataset kind: the ``protocol`` key counting its splits and the most splits it has (5 random
+#: 70/30 splits of a text dataset, the 10 x 10 CV folds of a graph dataset)
+SPLIT_KEYS = {"text": ("text_splits", 5), "graph": ("graph_splits", 100)}
+
+
+def protocol_overrides(config: dict) -> dict[str, dict]:
+    """Canonical dataset name -> its ``protocol.datasets`` override (a declared reduction; none: empty)."""
+    return {get_spec(name).name: dict(keys) for name, keys in (config["protocol"].get("datasets") or {}).items()}
+
+
+def protocol_for(config: dict, dataset: str) -> dict:
+    """The ``protocol`` of ``dataset``: the global keys with its ``protocol.datasets`` override applied
+    (without the ``datasets`` key). Read every split or grid count of one dataset through it."""
+    protocol = {k: v for k, v in config["protocol"].items() if k != "datasets"}
+    return {**protocol, **protocol_overrides(config).get(get_spec(dataset).name, {})}
+
+
 def split_count(dataset: str, config: dict) -> int:
-    """Splits to train on: 1 for a predefined split, ``protocol.text_splits`` of the random ones,
-    ``protocol.graph_splits`` of the 10 x 10 CV folds."""
+    """Splits to train on: 1 for a predefined split, ``text_splits`` of the random ones, ``graph_splits``
+    of the 10 x 10 CV folds (of :func:`protocol_for` ``dataset``)."""
     spec = get_spec(dataset)
-    if spec.kind == "graph":
-        return min(config["protocol"]["graph_splits"], 100)
-    if spec.split == "predefined" and wmd_mat_path(dataset, config) is None:
+    if spec.kind == "text" and spec.split == "predefined" and wmd_mat_path(dataset, config) is None:
         return 1
-    return min(config["protocol"]["text_splits"], 5)
+    key, most = SPLIT_KEYS[spec.kind]
+    return min(protocol_for(config, dataset)[key], most)
+
+
+def describe_override(config: dict, dataset: str) -> str:
+    """What the ``protocol.datasets`` override of ``dataset`` does, in words (e.g. ``10 of the 10 x 10
+    folds (the first repetition), the grid searched on the first split only, later splits train the
+    point chosen there``); empty without one."""
+    spec = get_spec(dataset)
+    keys, n, parts = protocol_overrides(config).get(spec.name, {}), split_count(dataset, config), []
+    key, most = SPLIT_KEYS[spec.kind]
+    if key in keys:
+        if spec.kind == "text":
+            predefined = n == 1 and spec.split == "predefined"
+            parts.append("the predefined split" if predefined else f"{n} of the {most} splits")
+        else:
+            reps = n // spec.n_splits
+            first = ("" if n % spec.n_splits or reps == spec.n_repeats else
+                     " (the first repetition)" if reps == 1 else f" (the first {reps} repetitions)")
+            parts.append(f"{n} of the {spec.n_splits} x {spec.n_repeats} folds{first}")
+    if "grid_splits" in keys:
+        searched = keys["grid_splits"]
+        parts.append("the grid searched on every split" if searched is None or searched >= n else
+                     f"the grid searched on the first {'split only' if searched == 1 else f'{searched} splits'}, "
+                     "later splits train the point chosen there")
+    return ", ".join(parts)
 
 
 def datasets(config: dict) -> list[str]:

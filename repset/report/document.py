@@ -11,6 +11,7 @@ import pandas as pd
 
 from repset.datasets.registry import get_spec
 from repset.io import write_atomic
+from repset.protocol.plan import describe_override, protocol_for, protocol_overrides, split_count
 from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.notes import notes_table
 from repset.report.reported import reported_results
@@ -170,6 +171,8 @@ def protocol_differences(config: dict) -> list[str]:
         ours = config["protocol"].get(key)
         if ours != paper and not (key.endswith("_splits") and paper is not None and ours is not None and ours >= paper):
             out.append(f"protocol.{key} = {ours} (paper: {'every split' if paper is None else paper})")
+    out += [f"{name}: {describe_override(config, name)}" for name in protocol_overrides(config)
+            if _reduced(config, name)]
     for model in ("repset", "approx_repset"):
         grid = config["models"].get(model, {}).get("grid")
         if grid is not None and {k: sorted(v) for k, v in grid.items()} != PAPER_GRID:
@@ -179,6 +182,14 @@ def protocol_differences(config: dict) -> list[str]:
         if missing:
             out.append(f"{kind} datasets left out: {', '.join(missing)}")
     return out
+
+
+def _reduced(config: dict, dataset: str) -> bool:
+    """Whether ``dataset``'s protocol (its ``protocol.datasets`` override applied) trains fewer splits than
+    the paper's, or searches the grid on fewer than all of them."""
+    paper = split_count(dataset, {"data": config["data"], "protocol": PAPER_PROTOCOL})
+    splits, searched = split_count(dataset, config), protocol_for(config, dataset).get("grid_splits")
+    return splits < paper or (searched is not None and searched < splits)
 
 
 def _variant_section(comp: pd.DataFrame) -> list[str]:
@@ -235,7 +246,9 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         f"- solver for exact RepSet: `{config['solver']}`; config sha256 `{config_hash(config)}`",
         f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",
         f"- splits: text {config['protocol']['text_splits']} of 5 random 70/30 (1 where predefined), graphs "
-        f"{config['protocol']['graph_splits']} of 10 x 10 folds; seeds {config['protocol']['seeds']}",
+        f"{config['protocol']['graph_splits']} of 10 x 10 folds; seeds {config['protocol']['seeds']}"
+        + "".join(f"; {name} (`protocol.datasets`): {describe_override(config, name)}"
+                  for name in protocol_overrides(config)),
         f"- training: {config['train']}"
         + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
         + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),

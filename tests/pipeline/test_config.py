@@ -65,6 +65,61 @@ def test_bad_values_are_named(edit, message):
         check_config(config)
 
 
+REDUCED = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+
+def with_overrides(overrides: dict) -> dict:
+    config = copy.deepcopy(CONFIG)
+    config["protocol"]["datasets"] = overrides
+    return config
+
+
+def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
+    jsonschema = pytest.importorskip("jsonschema")
+
+    for overrides in (REDUCED, {"reddit-b": {"grid_splits": None}, "bbcsport": {"text_splits": 2}}, {}):
+        jsonschema.validate(with_overrides(overrides), SCHEMA)
+        check_config(with_overrides(overrides))
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"MUTAGG": {"graph_splits": 10}}, r"config key 'protocol.datasets.MUTAGG': unknown dataset 'MUTAGG'"),
+    ({"recipe": {"text_splits": 2}},
+     r"config key 'protocol.datasets.recipe': 'recipe' is not among the config's datasets"),
+    ({"REDDIT-BINARY": {"graph_splits": 10, "seeds": [1]}},
+     r"config key 'protocol.datasets.REDDIT-BINARY': cannot override \['seeds'\]; a graph dataset may override "
+     r"graph_splits and grid_splits"),
+    ({"MUTAG": {"text_splits": 2}}, r"config key 'protocol.datasets.MUTAG': cannot override \['text_splits'\]"),
+    ({"REDDIT-BINARY": {"graph_splits": 0}},
+     r"config key 'protocol.datasets.REDDIT-BINARY.graph_splits': 0 is not an integer >= 1 and <= 100"),
+    ({"bbcsport": {"text_splits": 6}}, r"config key 'protocol.datasets.bbcsport.text_splits': 6 is not an integer"),
+    ({"MUTAG": {"grid_splits": 0}},
+     r"config key 'protocol.datasets.MUTAG.grid_splits': 0 is not an integer >= 1 or null"),
+    ({"MUTAG": {"graph_splits": "10"}}, r"config key 'protocol.datasets.MUTAG.graph_splits': '10' is not an integer"),
+    ({"MUTAG": None}, r"config key 'protocol.datasets.MUTAG': cannot override None"),
+    ({"REDDIT-BINARY": {"grid_splits": 1}, "reddit-b": {"grid_splits": 2}},
+     r"config key 'protocol.datasets.reddit-b': REDDIT-BINARY is overridden twice \(also as 'REDDIT-BINARY'\)"),
+])
+def test_bad_dataset_overrides_are_named(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        check_config(with_overrides(overrides))
+
+
+@pytest.mark.parametrize("overrides, path", [
+    ({"REDDIT-BINARY": {"graph_splits": 0}}, ["protocol", "datasets", "REDDIT-BINARY", "graph_splits"]),
+    ({"REDDIT-BINARY": {"graph_splits": 101}}, ["protocol", "datasets", "REDDIT-BINARY", "graph_splits"]),
+    ({"REDDIT-BINARY": {"seeds": [1]}}, ["protocol", "datasets", "REDDIT-BINARY"]),
+    ({"REDDIT-BINARY": 10}, ["protocol", "datasets", "REDDIT-BINARY"]),
+])
+def test_the_schema_refuses_bad_overrides_at_their_key(overrides, path):
+    jsonschema = pytest.importorskip("jsonschema")
+
+    with pytest.raises(jsonschema.ValidationError) as err:
+        jsonschema.validate(with_overrides(overrides), SCHEMA)
+    assert list(err.value.absolute_path) == path
+
+
 def test_case_variants_of_dataset_names_are_accepted():
     config = copy.deepcopy(CONFIG)
     config["sensitivity"], config["wmd"]["datasets"] = ["TWITTER"], ["BBCSport", "r8"]

@@ -42,6 +42,22 @@ def test_train_paths_groups_by_store_and_choice_and_skips_finished(config, tmp_p
     assert sum(len(jobs) for _, _, jobs in seen) == 4
 
 
+def test_missing_paths_count_a_reduced_dataset_by_its_own_protocol(config, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config["protocol"]["grid_splits"] = None
+    full = pack.missing_paths(config, ["REDDIT-BINARY", "MUTAG"])
+    config["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+    reduced = pack.missing_paths(config, ["REDDIT-BINARY", "MUTAG"])
+    reddit = [p for p in reduced if "/REDDIT-BINARY/" in p]
+    assert len(reddit) == 2 * 21 + 5 * 10                    # repset, approx_repset 12 + 9 chosen; 5 baselines 10
+    assert [p for p in reduced if "/MUTAG/" in p] == [p for p in full if "/MUTAG/" in p]
+    assert set(p for p in reddit if "split0_" in p) == set(p for p in full if "/REDDIT-BINARY/" in p and "split0_" in p)
+    done = Run("REDDIT-BINARY", "repset", CHOSEN, 9, 0).path
+    (tmp_path / done).parent.mkdir(parents=True)
+    (tmp_path / done).write_text("{}")
+    assert done in reddit and done not in pack.missing_paths(config, ["REDDIT-BINARY"])
+
+
 def _small(config):
     config["protocol"]["text_splits"] = 2
     config["protocol"]["grid_splits"] = None

@@ -26,6 +26,16 @@ def test_protocol_runs_counts_splits_seeds_and_searched_grid():
     assert protocol_runs(config(grid_splits=1), "reuters", "repset") == {"k2-m2": 2.0, "k2-m3": 2.0}   # 1 split
 
 
+def test_protocol_runs_follow_a_dataset_override():
+    reduced = config()
+    reduced["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+    # 2 seeds x (2 points on split 0 + 9 chosen runs): 22 runs, 11 per point; the baseline 2 x 10
+    assert protocol_runs(reduced, "REDDIT-BINARY", "repset") == {"k2-m2": 11.0, "k2-m3": 11.0}
+    assert protocol_runs(reduced, "REDDIT-BINARY", "deepsets") == {"default": 20.0}
+    assert protocol_runs(reduced, "MUTAG", "repset") == protocol_runs(config(), "MUTAG", "repset") == {
+        "k2-m2": 200.0, "k2-m3": 200.0}
+
+
 SHAPE = DatasetShape("bbcsport", np.random.default_rng(0).integers(2, 9, 40), 4, 3, 5)
 
 

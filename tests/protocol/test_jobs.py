@@ -101,3 +101,31 @@ def test_a_model_with_a_datasets_list_trains_on_those_only(config):
     config["models"]["variant"]["datasets"] = ["MUTAGG"]
     with pytest.raises(ValueError, match="config key 'models.variant.datasets': unknown dataset 'MUTAGG'"):
         check_protocol(config)
+
+
+REDUCED = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+
+
+def test_a_dataset_override_reduces_that_dataset_and_keeps_the_record_paths(config):
+    config["datasets"]["graph"].append("REDDIT-BINARY")
+    full = runs(config)
+    config["protocol"]["datasets"] = REDUCED
+    reduced = runs(config)
+    reddit = [j for j in reduced if j.dataset == "REDDIT-BINARY"]
+    counts = {m: sum(j.model == m for j in reddit) for m in config["models"]}
+    assert counts == {"repset": 21, "approx_repset": 21, "deepsets": 10, "nn_mean": 10, "nn_max": 10,
+                      "nn_attention": 10, "set_transformer": 10}          # 12 points x 1 split + 9 chosen; 10 splits
+    assert [j for j in reduced if j.dataset != "REDDIT-BINARY"] == [j for j in full if j.dataset != "REDDIT-BINARY"]
+    split0 = {j.path for j in reddit if j.split == 0}
+    assert split0 == {j.path for j in full if j.dataset == "REDDIT-BINARY" and j.split == 0} and len(split0) == 29
+    assert {j.split for j in reddit if j.point == CHOSEN} == set(range(1, 10))
+    assert all(j.model in ("repset", "approx_repset") for j in reddit if j.point == CHOSEN)
+    assert {(j.point, j.split) for j in reddit if j.model == "deepsets"} == {("default", k) for k in range(10)}
+    assert "results/runs/REDDIT-BINARY/repset/chosen/split9_seed0.json" in {j.path for j in reddit}
+    inputs = grid_choice_inputs(config, "REDDIT-BINARY", "repset", 0)       # the grid choice reads split 0 only
+    assert len(inputs) == 12 and set(inputs) == {p for p in split0 if "/REDDIT-BINARY/repset/" in p}
+    assert searched_splits(config, "REDDIT-BINARY", "repset") == 1 and searched_splits(config, "MUTAG", "repset") == 100
+    with pytest.raises(ValueError, match=r"split 10 of REDDIT-BINARY: the protocol has splits 0..9"):
+        check_run(config, "REDDIT-BINARY", "deepsets", "default", "10", "0")
+    with pytest.raises(ValueError, match=r"split 0 of REDDIT-BINARY searches the grid of repset"):
+        check_run(config, "REDDIT-BINARY", "repset", CHOSEN, "0", "0")

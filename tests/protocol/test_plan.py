@@ -3,7 +3,8 @@ import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.protocol.plan import check_protocol, datasets, layer_options, model_points, split_count, store_path
+from repset.protocol.plan import (check_protocol, datasets, describe_override, layer_options, model_points,
+                                  protocol_for, split_count, store_path)
 
 
 @pytest.fixture
@@ -17,6 +18,34 @@ def test_split_counts_follow_the_paper(config):
     assert split_count("MUTAG", config) == 100          # 10-fold x 10 repeats
     config["protocol"]["text_splits"] = 2
     assert split_count("twitter", config) == 2
+
+
+def test_a_dataset_override_changes_that_dataset_only(config):
+    config["protocol"]["datasets"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1},
+                                      "BBCSport": {"text_splits": 2}}
+    # any registry spelling names the dataset; the result has the global keys, no ``datasets``
+    assert protocol_for(config, "REDDIT-BINARY") == {"text_splits": 5, "graph_splits": 10, "seeds": [0],
+                                                     "grid_splits": 1}
+    assert protocol_for(config, "MUTAG") == {"text_splits": 5, "graph_splits": 100, "seeds": [0], "grid_splits": None}
+    counts = [split_count(d, config) for d in ("REDDIT-BINARY", "MUTAG", "bbcsport", "twitter", "reuters")]
+    assert counts == [10, 100, 2, 5, 1]
+    assert describe_override(config, "REDDIT-BINARY") == ("10 of the 10 x 10 folds (the first repetition), the grid "
+                                                          "searched on the first split only, later splits train the "
+                                                          "point chosen there")
+    assert describe_override(config, "bbcsport") == "2 of the 5 splits" and describe_override(config, "MUTAG") == ""
+    # the WMD job's params (workflow/rules/report.smk): the dataset's protocol without grid_splits keeps its splits
+    wmd = {"data": config["data"], "protocol": {k: v for k, v in protocol_for(config, "bbcsport").items()
+                                                if k != "grid_splits"}}
+    assert split_count("bbcsport", wmd) == 2 and "grid_splits" not in wmd["protocol"]
+    config["protocol"]["datasets"] = {"MUTAG": {"graph_splits": 30, "grid_splits": 3}, "reuters": {"text_splits": 3}}
+    assert describe_override(config, "MUTAG") == ("30 of the 10 x 10 folds (the first 3 repetitions), the grid "
+                                                  "searched on the first 3 splits, later splits train the point "
+                                                  "chosen there")
+    assert describe_override(config, "reuters") == "the predefined split"     # no .mat: one split whatever the count
+    config["protocol"]["grid_splits"] = 2
+    config["protocol"]["datasets"] = {"MUTAG": {"grid_splits": None}}
+    assert describe_override(config, "MUTAG") == "the grid searched on every split"
+    assert protocol_for(config, "MUTAG")["grid_splits"] is None and protocol_for(config, "PROTEINS")["grid_splits"] == 2
 
 
 def test_store_paths_and_points(config):

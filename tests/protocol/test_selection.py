@@ -1,7 +1,10 @@
 """Selection on validation and aggregation over splits."""
 import pandas as pd
 import pytest
+import yaml
+from repo_paths import ROOT
 
+from repset.protocol.jobs import runs
 from repset.protocol.selection import aggregate, records_frame, select, selected_point
 
 
@@ -29,6 +32,20 @@ def test_graph_std_is_over_the_repetitions_means():
     assert agg["test_accuracy_std"] == pytest.approx(pd.Series([10.0, 30.0, 10.0, 20.0]).std(ddof=0))  # not over folds
     one = aggregate(pd.DataFrame(rows[:10] + [{**r, "dataset": "bbcsport"} for r in rows[:5]]))
     assert one.set_index("dataset")["std_over"].to_dict() == {"MUTAG": "folds", "bbcsport": "splits"}
+
+
+def test_the_first_repetition_of_a_reduced_dataset_reports_its_std_over_folds():
+    """``protocol.datasets: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}`` trains the first CV
+    repetition: its cells' std is over folds (REPORT.md then gives no sigma verdict), MUTAG's over repetitions."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["datasets"] = {"text": [], "graph": ["MUTAG", "REDDIT-BINARY"]}
+    config["protocol"].update(graph_splits=20, datasets={"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}})
+    rows = [{"dataset": r.dataset, "model": r.model, "split": r.split, "point": r.point, "test_error": 0.01 * r.split,
+             "test_accuracy": 1 - 0.01 * r.split, "epoch_seconds": 1.0, "val_error": 0.1, "val_loss": 0.1}
+            for r in runs(config) if r.model == "repset"]
+    agg = aggregate(select(pd.DataFrame(rows))).set_index("dataset")
+    assert agg.loc["REDDIT-BINARY", ["splits", "repetitions", "std_over"]].tolist() == [10, 1, "folds"]
+    assert agg.loc["MUTAG", ["splits", "repetitions", "std_over"]].tolist() == [20, 2, "repetitions"]
 
 
 def test_records_frame_flattens():

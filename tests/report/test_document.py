@@ -26,6 +26,32 @@ def test_a_reduced_profile_is_named_as_such():
     assert any(d.startswith("graph datasets left out: IMDB-BINARY") for d in found)
 
 
+REDDIT_LINE = ("REDDIT-BINARY: 10 of the 10 x 10 folds (the first repetition), the grid searched on the first "
+               "split only, later splits train the point chosen there")
+
+
+def test_a_per_dataset_reduction_is_a_departure_naming_the_dataset(tmp_path):
+    import pandas as pd
+
+    from repset.report.document import write_report
+
+    config = copy.deepcopy(CONFIG)
+    config["protocol"]["datasets"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1}}
+    assert protocol_differences(config) == [REDDIT_LINE, "text datasets left out: recipe"]
+    # an override that keeps the paper's protocol for its dataset departs from nothing
+    config["protocol"]["datasets"] = {"MUTAG": {"graph_splits": 100, "grid_splits": None}}
+    assert protocol_differences(config) == ["text datasets left out: recipe"]
+    config["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1},
+                                      "bbcsport": {"text_splits": 2}}
+    empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
+    text = write_report(tmp_path / "REPORT.md", config=config, ours=empty, tables={"text": pd.DataFrame(),
+                        "graph": pd.DataFrame()}, store_metas={}).read_text()
+    departures = text.split("**Departures from the paper's protocol:** ")[1].split("\n")[0]
+    assert REDDIT_LINE in departures and "bbcsport: 2 of the 5 splits" in departures
+    splits = next(line for line in text.splitlines() if line.startswith("- splits:"))
+    assert f"; {REDDIT_LINE.replace(':', ' (`protocol.datasets`):', 1)}" in splits
+
+
 def test_verdicts_and_their_summary():
     import pandas as pd
 

@@ -1,3 +1,4 @@
+from repset.protocol.plan import protocol_for
 from repset.report.document import config_file_names
 
 
@@ -14,9 +15,10 @@ rule wmd:
     conda:
         "../envs/data.yaml"
     params:
-        # the splits only: the grid search (protocol.grid_splits) does not concern WMD
-        config=lambda w: {"data": config["data"],
-                          "protocol": {k: v for k, v in config["protocol"].items() if k != "grid_splits"}},
+        # the dataset's splits only (with its protocol.datasets override): the grid search (grid_splits) does
+        # not concern WMD, nor do other datasets' overrides
+        config=lambda w: {"data": config["data"], "protocol": {
+            k: v for k, v in protocol_for(config, w.dataset).items() if k != "grid_splits"}},
     script:
         "../scripts/wmd.py"
 
