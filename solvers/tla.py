@@ -48,7 +48,9 @@ def solve_lengths_tla(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor) -> torc
 
     P, R0, C0 = W.shape
     R, C = compiled_size(R0), compiled_size(C0)
-    W = torch.nn.functional.pad(W, (0, C - C0, 0, R - R0))        # zeros, outside every problem
+    padded = W.new_zeros((P, R, C))                                  # zeros, outside every problem
+    padded[:, :R0, :C0] = W
+    W = padded
     row_ok = torch.arange(R, device=W.device) < n[:, None]
     col_ok = torch.arange(C, device=W.device) < k[:, None]
     costs = -torch.where(row_ok[:, :, None] & col_ok[:, None, :], W, 0.0).double()
