@@ -44,17 +44,17 @@ def test_split_jobs_refuse_targets_outside_the_protocol():
 
 def test_a_reduced_dataset_plans_its_own_splits_and_a_bad_override_is_refused(tmp_path):
     reduced = tmp_path / "reduced.yaml"
-    reduced.write_text("protocol: {datasets: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}}\n")
+    reduced.write_text("protocol: {per_dataset: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}}\n")
     chosen = "results/runs/REDDIT-BINARY/repset/chosen/split9_seed0.json"
     ok = snakemake("-n", "--forceall", chosen, "results/wmd/bbcsport.json", "--configfile", str(reduced))
     assert ok.returncode == 0, ok.stderr[-2000:]
     assert ok.stdout.count("rule train:") == 13 and "rule wmd:" in ok.stdout      # 12 points on split 0 + split 9
     out = snakemake("-n", chosen.replace("split9", "split10"), "--configfile", str(reduced))
     assert out.returncode != 0 and "split 10 of REDDIT-BINARY: the protocol has splits 0..9" in out.stdout + out.stderr
-    reduced.write_text("protocol: {datasets: {recipe: {text_splits: 1}}}\n")
+    reduced.write_text("protocol: {per_dataset: {recipe: {text_splits: 1}}}\n")
     out = snakemake("-n", chosen, "--configfile", str(reduced))
     assert out.returncode != 0
-    message = "config key 'protocol.datasets.recipe': 'recipe' is not among the config's datasets"
+    message = "config key 'protocol.per_dataset.recipe': 'recipe' is not among the config's datasets"
     assert message in out.stdout + out.stderr
 
 

@@ -73,7 +73,7 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         "one per dataset, model, seed, split and grid point (grid searched on "
         + (f"the first {searched} split(s); later splits train the chosen point, costed at the grid's mean)."
            if searched else "every split).")
-        + "".join(f" {name} (`protocol.datasets`): {describe_override(config, name)}."
+        + "".join(f" {name} (`protocol.per_dataset`): {describe_override(config, name)}."
                   for name in protocol_overrides(config)), "",
         f"**Total: {a['total_hours']:.1f} CPU hours in {a['n_jobs']} training jobs; the longest job: "
         f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",

@@ -84,14 +84,14 @@ def _check_dataset_lists(config: dict) -> None:
 
 
 def _check_protocol_overrides(config: dict) -> None:
-    """``protocol.datasets``: each a dataset of ``datasets`` (once, in any spelling), overriding the split
+    """``protocol.per_dataset``: each a dataset of ``datasets`` (once, in any spelling), overriding the split
     count of its kind and ``grid_splits`` with values the global keys could take."""
     from repset.datasets.registry import get_spec
     from repset.protocol.plan import SPLIT_KEYS, datasets
 
     seen: dict[str, str] = {}
-    for name, keys in (config["protocol"].get("datasets") or {}).items():
-        key = f"protocol.datasets.{name}"
+    for name, keys in (config["protocol"].get("per_dataset") or {}).items():
+        key = f"protocol.per_dataset.{name}"
         _check_names(key, [name], datasets(config))
         spec = get_spec(name)
         if spec.name in seen:

@@ -1,7 +1,7 @@
 """The protocol's training jobs at their natural grain: one run per (dataset, model, grid point, split, seed).
 
 A split on which the grid is searched (every split when the dataset's ``grid_splits`` is null, else the first G;
-:func:`~repset.protocol.plan.protocol_for`: ``protocol.grid_splits`` or its ``protocol.datasets`` override)
+:func:`~repset.protocol.plan.protocol_for`: ``protocol.grid_splits`` or its ``protocol.per_dataset`` override)
 trains every grid point of the model, one job each. A later split trains the point that validation chose
 most often on the searched splits: its job's point is :data:`CHOSEN` and it reads the grid-choice file,
 written by its own job from the searched splits' records. Models without a grid train one point

@@ -41,14 +41,14 @@ SPLIT_KEYS = {"text": ("text_splits", 5), "graph": ("graph_splits", 100)}
 
 
 def protocol_overrides(config: dict) -> dict[str, dict]:
-    """Canonical dataset name -> its ``protocol.datasets`` override (a declared reduction; none: empty)."""
-    return {get_spec(name).name: dict(keys) for name, keys in (config["protocol"].get("datasets") or {}).items()}
+    """Canonical dataset name -> its ``protocol.per_dataset`` override (a declared reduction; none: empty)."""
+    return {get_spec(name).name: dict(keys) for name, keys in (config["protocol"].get("per_dataset") or {}).items()}
 
 
 def protocol_for(config: dict, dataset: str) -> dict:
-    """The ``protocol`` of ``dataset``: the global keys with its ``protocol.datasets`` override applied
+    """The ``protocol`` of ``dataset``: the global keys with its ``protocol.per_dataset`` override applied
     (without the ``datasets`` key). Read every split or grid count of one dataset through it."""
-    protocol = {k: v for k, v in config["protocol"].items() if k != "datasets"}
+    protocol = {k: v for k, v in config["protocol"].items() if k != "per_dataset"}
     return {**protocol, **protocol_overrides(config).get(get_spec(dataset).name, {})}
 
 
@@ -63,7 +63,7 @@ def split_count(dataset: str, config: dict) -> int:
 
 
 def describe_override(config: dict, dataset: str) -> str:
-    """What the ``protocol.datasets`` override of ``dataset`` does, in words (e.g. ``10 of the 10 x 10
+    """What the ``protocol.per_dataset`` override of ``dataset`` does, in words (e.g. ``10 of the 10 x 10
     folds (the first repetition), the grid searched on the first split only, later splits train the
     point chosen there``); empty without one."""
     spec = get_spec(dataset)

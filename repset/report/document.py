@@ -185,7 +185,7 @@ def protocol_differences(config: dict) -> list[str]:
 
 
 def _reduced(config: dict, dataset: str) -> bool:
-    """Whether ``dataset``'s protocol (its ``protocol.datasets`` override applied) trains fewer splits than
+    """Whether ``dataset``'s protocol (its ``protocol.per_dataset`` override applied) trains fewer splits than
     the paper's, or searches the grid on fewer than all of them."""
     paper = split_count(dataset, {"data": config["data"], "protocol": PAPER_PROTOCOL})
     splits, searched = split_count(dataset, config), protocol_for(config, dataset).get("grid_splits")
@@ -247,7 +247,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",
         f"- splits: text {config['protocol']['text_splits']} of 5 random 70/30 (1 where predefined), graphs "
         f"{config['protocol']['graph_splits']} of 10 x 10 folds; seeds {config['protocol']['seeds']}"
-        + "".join(f"; {name} (`protocol.datasets`): {describe_override(config, name)}"
+        + "".join(f"; {name} (`protocol.per_dataset`): {describe_override(config, name)}"
                   for name in protocol_overrides(config)),
         f"- training: {config['train']}"
         + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "

@@ -28,7 +28,7 @@ def test_text_shape_and_outputs(tmp_path):
     assert shape.train_sizes.tolist() == lengths[split["train"]].tolist() and shape.n_val == len(split["val"])
     config = {"seed": 0, "solver": "numba", "data": {"wmd_mat_dir": None},
               "protocol": {"text_splits": 2, "graph_splits": 10, "seeds": [0], "grid_splits": 1,
-                           "datasets": {"MUTAG": {"graph_splits": 20}}},      # another dataset's: no bbcsport run
+                           "per_dataset": {"MUTAG": {"graph_splits": 20}}},      # another dataset's: no bbcsport run
               "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
               "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
     records = tmp_path / "runs.csv"
@@ -39,7 +39,7 @@ def test_text_shape_and_outputs(tmp_path):
     assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
     text = (tmp_path / "b.md").read_text()
     assert "grid searched on the first 1 split(s)" in text and "| bbcsport | repset | 3 |" in text
-    assert "MUTAG (`protocol.datasets`): 20 of the 10 x 10 folds (the first 2 repetitions)." in text
+    assert "MUTAG (`protocol.per_dataset`): 20 of the 10 x 10 folds (the first 2 repetitions)." in text
     assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
     assert (table["epochs"] == 3.5).all() and (table["epochs_from"] == "records (2)").all()
     assert "| bbcsport |" in text and "repset 3.5 (records (2))" in text and "2.0 s measured" in text

@@ -71,7 +71,7 @@ SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").r
 
 def with_overrides(overrides: dict) -> dict:
     config = copy.deepcopy(CONFIG)
-    config["protocol"]["datasets"] = overrides
+    config["protocol"]["per_dataset"] = overrides
     return config
 
 
@@ -84,22 +84,22 @@ def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
 
 
 @pytest.mark.parametrize("overrides, message", [
-    ({"MUTAGG": {"graph_splits": 10}}, r"config key 'protocol.datasets.MUTAGG': unknown dataset 'MUTAGG'"),
+    ({"MUTAGG": {"graph_splits": 10}}, r"config key 'protocol.per_dataset.MUTAGG': unknown dataset 'MUTAGG'"),
     ({"recipe": {"text_splits": 2}},
-     r"config key 'protocol.datasets.recipe': 'recipe' is not among the config's datasets"),
+     r"config key 'protocol.per_dataset.recipe': 'recipe' is not among the config's datasets"),
     ({"REDDIT-BINARY": {"graph_splits": 10, "seeds": [1]}},
-     r"config key 'protocol.datasets.REDDIT-BINARY': cannot override \['seeds'\]; a graph dataset may override "
+     r"config key 'protocol.per_dataset.REDDIT-BINARY': cannot override \['seeds'\]; a graph dataset may override "
      r"graph_splits and grid_splits"),
-    ({"MUTAG": {"text_splits": 2}}, r"config key 'protocol.datasets.MUTAG': cannot override \['text_splits'\]"),
+    ({"MUTAG": {"text_splits": 2}}, r"config key 'protocol.per_dataset.MUTAG': cannot override \['text_splits'\]"),
     ({"REDDIT-BINARY": {"graph_splits": 0}},
-     r"config key 'protocol.datasets.REDDIT-BINARY.graph_splits': 0 is not an integer >= 1 and <= 100"),
-    ({"bbcsport": {"text_splits": 6}}, r"config key 'protocol.datasets.bbcsport.text_splits': 6 is not an integer"),
+     r"config key 'protocol.per_dataset.REDDIT-BINARY.graph_splits': 0 is not an integer >= 1 and <= 100"),
+    ({"bbcsport": {"text_splits": 6}}, r"config key 'protocol.per_dataset.bbcsport.text_splits': 6 is not an integer"),
     ({"MUTAG": {"grid_splits": 0}},
-     r"config key 'protocol.datasets.MUTAG.grid_splits': 0 is not an integer >= 1 or null"),
-    ({"MUTAG": {"graph_splits": "10"}}, r"config key 'protocol.datasets.MUTAG.graph_splits': '10' is not an integer"),
-    ({"MUTAG": None}, r"config key 'protocol.datasets.MUTAG': cannot override None"),
+     r"config key 'protocol.per_dataset.MUTAG.grid_splits': 0 is not an integer >= 1 or null"),
+    ({"MUTAG": {"graph_splits": "10"}}, r"config key 'protocol.per_dataset.MUTAG.graph_splits': '10' is not an integer"),
+    ({"MUTAG": None}, r"config key 'protocol.per_dataset.MUTAG': cannot override None"),
     ({"REDDIT-BINARY": {"grid_splits": 1}, "reddit-b": {"grid_splits": 2}},
-     r"config key 'protocol.datasets.reddit-b': REDDIT-BINARY is overridden twice \(also as 'REDDIT-BINARY'\)"),
+     r"config key 'protocol.per_dataset.reddit-b': REDDIT-BINARY is overridden twice \(also as 'REDDIT-BINARY'\)"),
 ])
 def test_bad_dataset_overrides_are_named(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -107,10 +107,10 @@ def test_bad_dataset_overrides_are_named(overrides, message):
 
 
 @pytest.mark.parametrize("overrides, path", [
-    ({"REDDIT-BINARY": {"graph_splits": 0}}, ["protocol", "datasets", "REDDIT-BINARY", "graph_splits"]),
-    ({"REDDIT-BINARY": {"graph_splits": 101}}, ["protocol", "datasets", "REDDIT-BINARY", "graph_splits"]),
-    ({"REDDIT-BINARY": {"seeds": [1]}}, ["protocol", "datasets", "REDDIT-BINARY"]),
-    ({"REDDIT-BINARY": 10}, ["protocol", "datasets", "REDDIT-BINARY"]),
+    ({"REDDIT-BINARY": {"graph_splits": 0}}, ["protocol", "per_dataset", "REDDIT-BINARY", "graph_splits"]),
+    ({"REDDIT-BINARY": {"graph_splits": 101}}, ["protocol", "per_dataset", "REDDIT-BINARY", "graph_splits"]),
+    ({"REDDIT-BINARY": {"seeds": [1]}}, ["protocol", "per_dataset", "REDDIT-BINARY"]),
+    ({"REDDIT-BINARY": 10}, ["protocol", "per_dataset", "REDDIT-BINARY"]),
 ])
 def test_the_schema_refuses_bad_overrides_at_their_key(overrides, path):
     jsonschema = pytest.importorskip("jsonschema")

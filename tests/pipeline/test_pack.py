@@ -46,7 +46,7 @@ def test_missing_paths_count_a_reduced_dataset_by_its_own_protocol(config, tmp_p
     monkeypatch.chdir(tmp_path)
     config["protocol"]["grid_splits"] = None
     full = pack.missing_paths(config, ["REDDIT-BINARY", "MUTAG"])
-    config["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
     reduced = pack.missing_paths(config, ["REDDIT-BINARY", "MUTAG"])
     reddit = [p for p in reduced if "/REDDIT-BINARY/" in p]
     assert len(reddit) == 2 * 21 + 5 * 10                    # repset, approx_repset 12 + 9 chosen; 5 baselines 10

@@ -28,7 +28,7 @@ def test_protocol_runs_counts_splits_seeds_and_searched_grid():
 
 def test_protocol_runs_follow_a_dataset_override():
     reduced = config()
-    reduced["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+    reduced["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
     # 2 seeds x (2 points on split 0 + 9 chosen runs): 22 runs, 11 per point; the baseline 2 x 10
     assert protocol_runs(reduced, "REDDIT-BINARY", "repset") == {"k2-m2": 11.0, "k2-m3": 11.0}
     assert protocol_runs(reduced, "REDDIT-BINARY", "deepsets") == {"default": 20.0}

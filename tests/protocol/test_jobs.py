@@ -109,7 +109,7 @@ REDUCED = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
 def test_a_dataset_override_reduces_that_dataset_and_keeps_the_record_paths(config):
     config["datasets"]["graph"].append("REDDIT-BINARY")
     full = runs(config)
-    config["protocol"]["datasets"] = REDUCED
+    config["protocol"]["per_dataset"] = REDUCED
     reduced = runs(config)
     reddit = [j for j in reduced if j.dataset == "REDDIT-BINARY"]
     counts = {m: sum(j.model == m for j in reddit) for m in config["models"]}

@@ -21,9 +21,9 @@ def test_split_counts_follow_the_paper(config):
 
 
 def test_a_dataset_override_changes_that_dataset_only(config):
-    config["protocol"]["datasets"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1},
+    config["protocol"]["per_dataset"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1},
                                       "BBCSport": {"text_splits": 2}}
-    # any registry spelling names the dataset; the result has the global keys, no ``datasets``
+    # any registry spelling names the dataset; the result has the global keys, no ``per_dataset``
     assert protocol_for(config, "REDDIT-BINARY") == {"text_splits": 5, "graph_splits": 10, "seeds": [0],
                                                      "grid_splits": 1}
     assert protocol_for(config, "MUTAG") == {"text_splits": 5, "graph_splits": 100, "seeds": [0], "grid_splits": None}
@@ -37,13 +37,13 @@ def test_a_dataset_override_changes_that_dataset_only(config):
     wmd = {"data": config["data"], "protocol": {k: v for k, v in protocol_for(config, "bbcsport").items()
                                                 if k != "grid_splits"}}
     assert split_count("bbcsport", wmd) == 2 and "grid_splits" not in wmd["protocol"]
-    config["protocol"]["datasets"] = {"MUTAG": {"graph_splits": 30, "grid_splits": 3}, "reuters": {"text_splits": 3}}
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 30, "grid_splits": 3}, "reuters": {"text_splits": 3}}
     assert describe_override(config, "MUTAG") == ("30 of the 10 x 10 folds (the first 3 repetitions), the grid "
                                                   "searched on the first 3 splits, later splits train the point "
                                                   "chosen there")
     assert describe_override(config, "reuters") == "the predefined split"     # no .mat: one split whatever the count
     config["protocol"]["grid_splits"] = 2
-    config["protocol"]["datasets"] = {"MUTAG": {"grid_splits": None}}
+    config["protocol"]["per_dataset"] = {"MUTAG": {"grid_splits": None}}
     assert describe_override(config, "MUTAG") == "the grid searched on every split"
     assert protocol_for(config, "MUTAG")["grid_splits"] is None and protocol_for(config, "PROTEINS")["grid_splits"] == 2
 

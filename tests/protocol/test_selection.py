@@ -35,11 +35,11 @@ def test_graph_std_is_over_the_repetitions_means():
 
 
 def test_the_first_repetition_of_a_reduced_dataset_reports_its_std_over_folds():
-    """``protocol.datasets: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}`` trains the first CV
+    """``protocol.per_dataset: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}`` trains the first CV
     repetition: its cells' std is over folds (REPORT.md then gives no sigma verdict), MUTAG's over repetitions."""
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["datasets"] = {"text": [], "graph": ["MUTAG", "REDDIT-BINARY"]}
-    config["protocol"].update(graph_splits=20, datasets={"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}})
+    config["protocol"].update(graph_splits=20, per_dataset={"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}})
     rows = [{"dataset": r.dataset, "model": r.model, "split": r.split, "point": r.point, "test_error": 0.01 * r.split,
              "test_accuracy": 1 - 0.01 * r.split, "epoch_seconds": 1.0, "val_error": 0.1, "val_loss": 0.1}
             for r in runs(config) if r.model == "repset"]

@@ -36,12 +36,12 @@ def test_a_per_dataset_reduction_is_a_departure_naming_the_dataset(tmp_path):
     from repset.report.document import write_report
 
     config = copy.deepcopy(CONFIG)
-    config["protocol"]["datasets"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1}}
+    config["protocol"]["per_dataset"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1}}
     assert protocol_differences(config) == [REDDIT_LINE, "text datasets left out: recipe"]
     # an override that keeps the paper's protocol for its dataset departs from nothing
-    config["protocol"]["datasets"] = {"MUTAG": {"graph_splits": 100, "grid_splits": None}}
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 100, "grid_splits": None}}
     assert protocol_differences(config) == ["text datasets left out: recipe"]
-    config["protocol"]["datasets"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1},
+    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1},
                                       "bbcsport": {"text_splits": 2}}
     empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
     text = write_report(tmp_path / "REPORT.md", config=config, ours=empty, tables={"text": pd.DataFrame(),
@@ -49,7 +49,7 @@ def test_a_per_dataset_reduction_is_a_departure_naming_the_dataset(tmp_path):
     departures = text.split("**Departures from the paper's protocol:** ")[1].split("\n")[0]
     assert REDDIT_LINE in departures and "bbcsport: 2 of the 5 splits" in departures
     splits = next(line for line in text.splitlines() if line.startswith("- splits:"))
-    assert f"; {REDDIT_LINE.replace(':', ' (`protocol.datasets`):', 1)}" in splits
+    assert f"; {REDDIT_LINE.replace(':', ' (`protocol.per_dataset`):', 1)}" in splits
 
 
 def test_verdicts_and_their_summary():

@@ -15,7 +15,7 @@ rule wmd:
     conda:
         "../envs/data.yaml"
     params:
-        # the dataset's splits only (with its protocol.datasets override): the grid search (grid_splits) does
+        # the dataset's splits only (with its protocol.per_dataset override): the grid search (grid_splits) does
         # not concern WMD, nor do other datasets' overrides
         config=lambda w: {"data": config["data"], "protocol": {
             k: v for k, v in protocol_for(config, w.dataset).items() if k != "grid_splits"}},
