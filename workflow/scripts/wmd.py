@@ -4,4 +4,4 @@ from repset.pipeline.wmd import wmd_eval
 
 with job_log(snakemake.log[0]):
     wmd_eval(snakemake.input.store, snakemake.wildcards.dataset, snakemake.params.config, snakemake.output.result,
-             n_jobs=snakemake.threads)
+             n_jobs=snakemake.threads, checkpoints=snakemake.params.checkpoints)
