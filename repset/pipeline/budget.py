@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from repset.protocol.budget import DatasetShape, budget_table, start_seconds, summarize
+from repset.protocol.budget import DatasetShape, budget_table, records_against_estimate, start_seconds, summarize
 from repset.protocol.jobs import CHOSEN
 from repset.protocol.plan import describe_override, protocol_overrides
 from repset.protocol.schedule import runtime_minutes
@@ -85,10 +85,23 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         "| dataset | model | jobs | hours | longest job (h) | share |", "|---|---|---|---|---|---|",
         *[f"| {r.dataset} | {r.model} | {r.jobs} | {r.hours:.2f} | {r.longest_hours:.2f} | {100 * r.share:.1f} % |"
           for r in per.itertuples()],
+        *_records_section(table, finished_records(records)),
     ]
     with atomic_path(md_out) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
     return table
+
+
+def _records_section(table: pd.DataFrame, records: pd.DataFrame | None) -> list[str]:
+    """Markdown: the finished records' training epochs against this table's estimate (none: no lines)."""
+    check = records_against_estimate(table, records)
+    if not len(check):
+        return []
+    return ["", "Finished records against the estimate: a run's median training epoch over the estimate's epoch of "
+            "its dataset, model and point (the records ran on the CPU named, often beside other jobs; above 1: "
+            "the hours above are too low for runs made that way).", "",
+            "| dataset | model | CPU | records | record / estimate (median) |", "|---|---|---|---|---|",
+            *[f"| {r.dataset} | {r.model} | {r.cpu} | {r.records} | {r.median_ratio:.2f} |" for r in check.itertuples()]]
 
 
 def _epochs_used(rows: pd.DataFrame) -> str:

@@ -34,8 +34,8 @@ from .packs import packed_datasets
 from .plan import layer_options, models_for, split_count, train_settings
 from .schedule import job_costs, wall_seconds
 
-__all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "start_seconds", "budget_table",
-           "summarize", "CORES"]
+__all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "records_against_estimate",
+           "start_seconds", "budget_table", "summarize", "CORES"]
 
 #: core counts the budget reports wall-clock estimates for (None: an unbounded cluster, the critical path)
 CORES = (2, 8, 64, None)
@@ -153,6 +153,26 @@ def expected_epochs(records: pd.DataFrame | None, dataset: str, model: str, boun
         if len(mine):
             return float(mine["epochs_run"].mean()), f"records ({len(mine)})"
     return float(bound), "bound"
+
+
+def records_against_estimate(table: pd.DataFrame, records: pd.DataFrame | None) -> pd.DataFrame:
+    """How the finished ``records`` (reproduction/runs.csv rows: dataset, model, point, cpu, epoch_seconds:
+    a run's median training epoch) compare with the ``table``'s estimate of one training epoch of the same
+    dataset, model and point: per dataset, model and CPU kind, the records and the median of record /
+    estimate. Empty where there are no records or they lack those columns."""
+    columns = ["dataset", "model", "cpu", "records", "median_ratio"]
+    if records is None or not len(records) or not {"point", "cpu", "epoch_seconds"} <= set(records.columns):
+        return pd.DataFrame(columns=columns)
+    estimate = table.rename(columns={"epoch_seconds": "estimate"})[["dataset", "model", "point", "estimate"]]
+    mine = records.dropna(subset=["epoch_seconds"])
+    mine = mine.assign(cpu=mine["cpu"].fillna("not recorded"))
+    both = mine.merge(estimate, on=["dataset", "model", "point"])
+    if not len(both):
+        return pd.DataFrame(columns=columns)
+    both = both.assign(ratio=both["epoch_seconds"] / both["estimate"])
+    out = both.groupby(["dataset", "model", "cpu"], sort=False).agg(records=("ratio", "size"),
+                                                                    median_ratio=("ratio", "median"))
+    return out.reset_index()[columns]
 
 
 def start_seconds(repeats: int = 3) -> float:

@@ -33,7 +33,8 @@ def test_text_shape_and_outputs(tmp_path):
               "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
     records = tmp_path / "runs.csv"
     pd.DataFrame({"dataset": ["bbcsport", "bbcsport", "MUTAG"], "model": ["repset"] * 3,
-                  "epochs_run": [3, 4, 50]}).to_csv(records, index=False)
+                  "epochs_run": [3, 4, 50], "point": ["k2-m2", "k2-m3", "k10-m20"], "cpu": ["AMD EPYC"] * 3,
+                  "epoch_seconds": [0.5, 0.5, 0.5]}).to_csv(records, index=False)
     write_budget([shape], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8, records=records, start=2.0)
     table = pd.read_csv(tmp_path / "b.csv")
     assert table["point"].tolist() == ["k2-m2", "k2-m3"] and table["runs"].tolist() == [1.5, 1.5]
@@ -43,6 +44,7 @@ def test_text_shape_and_outputs(tmp_path):
     assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
     assert (table["epochs"] == 3.5).all() and (table["epochs_from"] == "records (2)").all()
     assert "| bbcsport |" in text and "repset 3.5 (records (2))" in text and "2.0 s measured" in text
+    assert "Finished records against the estimate" in text and "| bbcsport | repset | AMD EPYC | 2 |" in text
     requests = job_resources(tmp_path / "b.csv")
     assert set(requests) == {("bbcsport", "repset", p) for p in ("k2-m2", "k2-m3", "chosen")}
     assert requests[("bbcsport", "repset", "chosen")]["runtime"] == max(r["runtime"] for r in requests.values())

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repset.protocol.budget import DatasetShape, budget_table, calibrate, expected_epochs, protocol_runs, summarize
+from repset.protocol.budget import (DatasetShape, budget_table, calibrate, expected_epochs, protocol_runs,
+                                    records_against_estimate, summarize)
 from repset.training.trainer import TrainConfig
 
 
@@ -108,3 +109,21 @@ def test_expected_epochs_from_finished_records_else_the_bound_and_the_start_per_
     cfg["train_packs"] = {"datasets": ["mutag"], "runs": 30}      # a pack starts once for its 30 runs
     packed = budget_table([shape], cfg, sample=16, records=records, start=3.0)
     assert np.allclose(packed["start_seconds"], 0.1)
+
+
+def test_records_against_the_estimate_per_dataset_model_and_cpu():
+    import pandas as pd
+
+    table = pd.DataFrame({"dataset": ["MUTAG"] * 3, "model": ["repset", "repset", "deepsets"],
+                          "point": ["k2-m2", "k2-m3", "default"], "epoch_seconds": [1.0, 2.0, 0.5],
+                          "val_seconds": [9.0, 9.0, 9.0]})
+    records = pd.DataFrame({"dataset": ["MUTAG"] * 5 + ["twitter"], "model": ["repset"] * 3 + ["deepsets"] * 2 + ["repset"],
+                            "point": ["k2-m2", "k2-m3", "k2-m3", "default", "default", "k2-m2"],
+                            "cpu": ["AMD EPYC", "AMD EPYC", "Xeon", None, None, "AMD EPYC"],
+                            "epoch_seconds": [3.0, 4.0, 1.0, 0.5, 1.5, 7.0]})
+    check = records_against_estimate(table, records)
+    got = {(r.model, r.cpu): (r.records, r.median_ratio) for r in check.itertuples()}
+    # record / training epoch only (validation not in a record's epoch), medians per CPU; other datasets ignored
+    assert got == {("repset", "AMD EPYC"): (2, 2.5), ("repset", "Xeon"): (1, 0.5),
+                   ("deepsets", "not recorded"): (2, 2.0)}
+    assert records_against_estimate(table, None).empty and records_against_estimate(table, records[["dataset"]]).empty
