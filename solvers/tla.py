@@ -41,19 +41,18 @@ def tla_unavailable(device: torch.device) -> str | None:
 
 
 def solve_lengths_tla(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """:func:`solvers.cuda.solve_lengths` through :data:`TLA`'s ``batch_linear_assignment`` on the padded problems, with
-    weights outside ``n`` x ``k`` set to 0 and each dimension padded to :func:`compiled_size` (an optimum of the padded problem restricted to them is one of
-    the problem, weights being >= 0); rows matched outside them take the problem's free columns."""
+    """:func:`solvers.cuda.solve_lengths` through :data:`TLA`'s ``batch_linear_assignment`` on the padded
+    problems, each dimension padded to :func:`compiled_size`, with weights outside ``n`` x ``k`` set to 0 (an
+    optimum of the padded problem restricted to them is one of the problem, weights being >= 0); rows matched
+    outside them take the problem's free columns."""
     from torch_linear_assignment import batch_linear_assignment
 
     P, R0, C0 = W.shape
     R, C = compiled_size(R0), compiled_size(C0)
-    padded = W.new_zeros((P, R, C))                                  # zeros, outside every problem
-    padded[:, :R0, :C0] = W
-    W = padded
     row_ok = torch.arange(R, device=W.device) < n[:, None]
     col_ok = torch.arange(C, device=W.device) < k[:, None]
-    costs = -torch.where(row_ok[:, :, None] & col_ok[:, None, :], W, 0.0).double()
+    costs = torch.zeros((P, R, C), dtype=torch.float64, device=W.device)      # 0 outside every problem
+    costs[:, :R0, :C0] = -torch.where(row_ok[:, :R0, None] & col_ok[:, None, :C0], W, 0.0)
     col4row = batch_linear_assignment(costs)                                  # (P, R): column or -1
     inside = row_ok & (col4row >= 0) & (col4row < k[:, None])
     # a row of the problem matched outside it (or not at all) weighs 0 on every column left free (else the

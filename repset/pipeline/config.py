@@ -103,10 +103,12 @@ def _check_protocol_overrides(config: dict) -> None:
             raise ValueError(f"config key '{key}': cannot override {bad}; a {spec.kind} dataset may override "
                              f"{' and '.join(allowed)}")
         for option, value in keys.items():
-            most = None if option == "grid_splits" else SPLIT_KEYS[spec.kind][1]
-            if not ((value is None and most is None) or (type(value) is int and 1 <= value <= (most or value))):
-                raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1"
-                                 + (f" and <= {most}" if most else " or null"))
+            if option == "grid_splits":
+                if not (value is None or (type(value) is int and value >= 1)):
+                    raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1 or null")
+            elif not (type(value) is int and 1 <= value <= SPLIT_KEYS[spec.kind][1]):
+                raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1 and "
+                                 f"<= {SPLIT_KEYS[spec.kind][1]}")
 
 
 def _check_init_study(config: dict) -> None:

@@ -35,7 +35,7 @@ def _finished_split(checkpoints: Path | None, k: int, key: str) -> dict | None:
     if saved.get("key") != key:
         return None
     record = saved["record"]
-    record["val_errors"] = {int(k): e for k, e in record["val_errors"].items()}     # JSON keys are strings
+    record["val_errors"] = {int(n): e for n, e in record["val_errors"].items()}     # JSON keys are strings
     return record
 
 

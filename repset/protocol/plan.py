@@ -47,7 +47,7 @@ def protocol_overrides(config: dict) -> dict[str, dict]:
 
 def protocol_for(config: dict, dataset: str) -> dict:
     """The ``protocol`` of ``dataset``: the global keys with its ``protocol.per_dataset`` override applied
-    (without the ``datasets`` key). Read every split or grid count of one dataset through it."""
+    (without the ``per_dataset`` key). Read every split or grid count of one dataset through it."""
     protocol = {k: v for k, v in config["protocol"].items() if k != "per_dataset"}
     return {**protocol, **protocol_overrides(config).get(get_spec(dataset).name, {})}
 
