@@ -13,7 +13,7 @@ from repset.protocol.jobs import CHOSEN
 from repset.protocol.plan import describe_override, protocol_overrides
 from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
-from repset.datasets.store import load_collection
+from repset.datasets.store import load_collection, load_store
 from repset.io import atomic_path
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,16 @@ def graph_shape(dataset: str, raw_dir: str, dim: int, val_fraction: float, seed:
                         len(split["val"]))
 
 
+def store_shape(dataset: str, store: str) -> DatasetShape:
+    """Split 0 of a built store (text or graph) with its own sets: :func:`~repset.protocol.budget.calibrate`
+    times the dataset's real values (and word ids) instead of synthetic sets of its sizes."""
+    data, splits, _ = load_store(store)
+    split = splits[0]
+    train, val = data.subset(split["train"]), data.subset(split["val"])
+    return DatasetShape(get_spec(dataset).name, train.lengths().numpy(), data.dim, data.n_classes, len(val),
+                        sets=train, val_sets=val)
+
+
 def finished_records(path: str | os.PathLike | None) -> pd.DataFrame | None:
     """Finished runs (dataset, model, epochs_run, ...: reproduction/runs.csv) where the file exists."""
     return pd.read_csv(path) if path is not None and os.path.isfile(path) else None
@@ -64,8 +74,9 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
     top = a["longest_job"] or {"dataset": "-", "model": "-", "point": "-", "hours": 0.0}
     lines = [
         "# Protocol budget (estimated from measured epochs)", "",
-        f"Every dataset x model x grid point trained for one timed epoch on {sample} synthetic sets with the "
-        "dataset's training-set sizes, dimension and classes (scaled to the full training set), one thread, "
+        f"Every dataset x model x grid point trained for one timed epoch on {sample} sets (scaled to the full "
+        "training set), one thread: synthetic sets with the dataset's training-set sizes, dimension and classes, "
+        "or the dataset's own sets (its store's split 0) where the table's values say `store`; "
         "times the epochs a run is expected to train: the mean `epochs_run` of the finished records of that "
         "dataset and model where there are any, else `train.epochs` (an upper bound: early stopping stops "
         f"sooner); plus a job's start ({start:.1f} s measured: interpreter, torch, optimizer; once per pack "
@@ -79,9 +90,9 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",
         f"Wall-clock with one-thread jobs on: {walls} (jobs replayed longest path first, the grid choice "
         "waiting for its searched splits).", "",
-        "| dataset | hours | epochs assumed per model (source) |", "|---|---|---|",
-        *[f"| {d} | {per[per.dataset == d].hours.sum():.2f} | {_epochs_used(table[table.dataset == d])} |"
-          for d in table["dataset"].unique()], "",
+        "| dataset | values | hours | epochs assumed per model (source) |", "|---|---|---|---|",
+        *[f"| {d} | {table[table.dataset == d]['values'].iloc[0]} | {per[per.dataset == d].hours.sum():.2f} | "
+          f"{_epochs_used(table[table.dataset == d])} |" for d in table["dataset"].unique()], "",
         "| dataset | model | jobs | hours | longest job (h) | share |", "|---|---|---|---|---|---|",
         *[f"| {r.dataset} | {r.model} | {r.jobs} | {r.hours:.2f} | {r.longest_hours:.2f} | {100 * r.share:.1f} % |"
           for r in per.itertuples()],

@@ -1,9 +1,10 @@
 """What the full protocol costs on this machine, from measured epoch seconds, before running it.
 
 For every dataset x model x grid point of a config, :func:`calibrate` trains the real layer with the
-real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes
-(a random sample of ``sample`` sets; seconds scaled to the full training set) and times one
-validation pass. :func:`budget_table` multiplies by the epochs a run is expected to train
+real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes, or
+on the dataset's own sets where a built store gives them (:attr:`DatasetShape.sets`: real values, which
+the matching solvers find harder than normal vectors), a random sample of ``sample`` sets (seconds
+scaled to the full training set), and times one validation pass. :func:`budget_table` multiplies by the epochs a run is expected to train
 (:func:`expected_epochs`: the mean ``epochs_run`` of the finished records of that dataset and model
 where there are any, else the model's ``train.epochs``, an upper bound: early stopping ends runs
 sooner), adds the job's start (the interpreter and torch; shared by a pack's runs,
@@ -44,7 +45,9 @@ CORES = (2, 8, 64, None)
 @dataclass(frozen=True)
 class DatasetShape:
     """What a training run sees: the sizes of the training sets, element dim, classes, val sets and,
-    for word sets, each training set's word ids (``train_ids[i]`` has ``train_sizes[i]`` entries)."""
+    for word sets, each training set's word ids (``train_ids[i]`` has ``train_sizes[i]`` entries).
+    ``sets`` / ``val_sets``: the dataset's own training and validation sets (a built store's split 0;
+    ``sets`` has the sizes ``train_sizes``), timed instead of synthetic ones where given."""
 
     name: str
     train_sizes: np.ndarray
@@ -52,6 +55,19 @@ class DatasetShape:
     n_classes: int
     n_val: int
     train_ids: list[np.ndarray] | None = None
+    sets: SetDataset | None = None
+    val_sets: SetDataset | None = None
+
+    def __post_init__(self) -> None:
+        if self.sets is not None and not np.array_equal(self.sets.lengths().numpy(), self.train_sizes):
+            raise ValueError(f"{self.name}: sets' sizes differ from train_sizes")
+        if (self.sets is None) != (self.val_sets is None):
+            raise ValueError(f"{self.name}: sets and val_sets come together")
+
+    @property
+    def values(self) -> str:
+        """What :func:`calibrate` times: ``"store"`` (the dataset's own sets) or ``"synthetic"``."""
+        return "synthetic" if self.sets is None else "store"
 
 
 def _synthetic(sizes: np.ndarray, dim: int, n_classes: int, seed: int,
@@ -75,7 +91,8 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
 
     Cuts the training sizes into the trainer's batches (bucketed by size when ``train.bucket``), trains
     on the sets of ``sample // batch_size`` random batches (a warm-up epoch, then a timed one) and
-    scales by the fraction of batches timed; the validation pass is timed on ``shape.n_val`` sets.
+    scales by the fraction of batches timed; the validation pass is timed on ``shape.n_val`` sets. The
+    sets are ``shape.sets`` and ``shape.val_sets`` where given, else synthetic.
     """
     rng = np.random.default_rng(seed)
     lengths = torch.from_numpy(shape.train_sizes)
@@ -84,16 +101,22 @@ def calibrate(shape: DatasetShape, layer: str, options: dict, train: TrainConfig
                             lengths if train.bucket else None)
     pick = rng.choice(len(batches), min(len(batches), max(1, sample // train.batch_size)), replace=False)
     chosen = np.concatenate([batches[i].numpy() for i in pick])
-    ids = None if shape.train_ids is None else [shape.train_ids[i] for i in chosen]
-    data = _synthetic(shape.train_sizes[chosen], shape.dim, shape.n_classes, seed, ids)
+    if shape.sets is not None:
+        data = shape.sets.subset(chosen)
+    else:
+        ids = None if shape.train_ids is None else [shape.train_ids[i] for i in chosen]
+        data = _synthetic(shape.train_sizes[chosen], shape.dim, shape.n_classes, seed, ids)
     seed_everything(seed)
     model = SetClassifier(build_layer(layer, shape.dim, **options), shape.n_classes)
     cfg = TrainConfig(epochs=2, batch_size=train.batch_size, lr=train.lr, patience=None, seed=seed, bucket=train.bucket,
                       distinct_elements=train.distinct_elements, ragged=train.ragged, max_elements=train.max_elements)
     epoch = fit(model, data, cfg)["epoch_seconds"][1] * len(batches) / len(pick)
-    some = rng.choice(len(shape.train_sizes), max(shape.n_val, 1))
-    val = _synthetic(shape.train_sizes[some], shape.dim, shape.n_classes, seed + 1,
-                     None if shape.train_ids is None else [shape.train_ids[i] for i in some])
+    if shape.val_sets is not None:
+        val = shape.val_sets
+    else:
+        some = rng.choice(len(shape.train_sizes), max(shape.n_val, 1))
+        val = _synthetic(shape.train_sizes[some], shape.dim, shape.n_classes, seed + 1,
+                         None if shape.train_ids is None else [shape.train_ids[i] for i in some])
     start = time.perf_counter()
     evaluate(model, val, **eval_options(cfg))
     return {"epoch_seconds": epoch, "val_seconds": time.perf_counter() - start,
@@ -204,7 +227,8 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
             for pid, options in layer_options(config, model).items():
                 measured = calibrate(shape, spec["layer"], options, train, sample, seed)
                 per_run = epochs * (measured["epoch_seconds"] + measured["val_seconds"]) + start / per_pack
-                rows.append({"dataset": shape.name, "model": model, "point": pid, "train_sets": len(shape.train_sizes),
+                rows.append({"dataset": shape.name, "model": model, "point": pid, "values": shape.values,
+                             "train_sets": len(shape.train_sizes),
                              "mean_set_size": float(np.mean(shape.train_sizes)), "dim": shape.dim,
                              **measured, "epochs": epochs, "epochs_from": source, "start_seconds": start / per_pack,
                              "run_seconds": per_run, "runs": runs[pid], "seconds": runs[pid] * per_run})

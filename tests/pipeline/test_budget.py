@@ -8,7 +8,7 @@ import pytest
 from repo_paths import MIRROR
 from repset.datasets.registry import random_splits
 from repset.datasets.store import SetCollection, save_store
-from repset.pipeline.budget import graph_shape, job_resources, text_shape, write_budget
+from repset.pipeline.budget import graph_shape, job_resources, store_shape, text_shape, write_budget
 
 
 def tiny_store(tmp_path):
@@ -43,13 +43,27 @@ def test_text_shape_and_outputs(tmp_path):
     assert "MUTAG (`protocol.per_dataset`): 20 of the 10 x 10 folds (the first 2 repetitions)." in text
     assert "CPU hours in 3 training jobs" in text and "8 cores" in text and "unbounded (critical path)" in text
     assert (table["epochs"] == 3.5).all() and (table["epochs_from"] == "records (2)").all()
-    assert "| bbcsport |" in text and "repset 3.5 (records (2))" in text and "2.0 s measured" in text
+    assert "| bbcsport | synthetic |" in text and "repset 3.5 (records (2))" in text and "2.0 s measured" in text
     assert "Finished records against the estimate" in text and "| bbcsport | repset | AMD EPYC | 2 |" in text
     requests = job_resources(tmp_path / "b.csv")
     assert set(requests) == {("bbcsport", "repset", p) for p in ("k2-m2", "k2-m3", "chosen")}
     assert requests[("bbcsport", "repset", "chosen")]["runtime"] == max(r["runtime"] for r in requests.values())
     assert all(r["runtime"] >= 10 and r["mem_mb"] >= 1000 for r in requests.values())
     assert job_resources(tmp_path / "absent.csv") == {}
+
+
+def test_store_shape_times_the_stores_own_sets(tmp_path):
+    store, lengths, split = tiny_store(tmp_path)
+    shape = store_shape("bbcsport", str(store))
+    assert shape.values == "store" and shape.dim == 4 and shape.n_classes == 3
+    assert shape.train_sizes.tolist() == lengths[split["train"]].tolist() == shape.sets.lengths().tolist()
+    assert len(shape.val_sets) == shape.n_val == len(split["val"])
+    config = {"seed": 0, "solver": "numba", "data": {"wmd_mat_dir": None},
+              "protocol": {"text_splits": 1, "graph_splits": 10, "seeds": [0]},
+              "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
+              "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2], "hidden_set_size": [2]}}}}
+    table = write_budget([shape], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8, start=1.0)
+    assert table["values"].tolist() == ["store"] and "| bbcsport | store |" in (tmp_path / "b.md").read_text()
 
 
 @pytest.mark.skipif(not (MIRROR / "SHA256SUMS").is_file(), reason="data mirror not present")

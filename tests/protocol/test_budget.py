@@ -48,6 +48,33 @@ def test_calibrate_scales_to_the_training_set():
     assert whole["epoch_seconds"] > 0   # sample larger than the training set: the whole set, no scaling
 
 
+def test_calibrate_times_the_datasets_own_sets_where_given(monkeypatch):
+    """With ``sets``/``val_sets`` the timed epoch trains on the dataset's own sets of the sampled batches and
+    the validation pass reads its validation sets; shapes without them stay synthetic."""
+    import repset.protocol.budget as budget
+    from repset.sets import SetDataset
+
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(2, 9, 40)
+    train = SetDataset.from_sets([rng.normal(size=(n, 4)) + 7.0 for n in sizes], rng.integers(0, 3, 40))
+    val = SetDataset.from_sets([rng.normal(size=(3, 4)) for _ in range(5)], [0, 1, 2, 0, 1])
+    shape = DatasetShape("bbcsport", sizes, 4, 3, 5, sets=train, val_sets=val)
+    assert shape.values == "store" and SHAPE.values == "synthetic"
+    trained, evaluated = [], []
+    monkeypatch.setattr(budget, "fit", lambda model, data, cfg, _f=budget.fit: trained.append(data) or _f(model, data, cfg))
+    monkeypatch.setattr(budget, "evaluate", lambda model, data, _f=budget.evaluate, **kw: evaluated.append(data) or _f(model, data, **kw))
+    out = calibrate(shape, "repset", {"n_hidden_sets": 2, "hidden_set_size": 2}, TrainConfig(batch_size=8), sample=16)
+    assert out["epoch_seconds"] > 0 and evaluated == [val]
+    (data,) = trained
+    assert len(data) == 16 and float(data.values.min()) > 2.0      # the store's values (shifted by 7), not N(0, 1)
+    rows = {tuple(r) for r in train.values.tolist()}
+    assert all(tuple(r) in rows for r in data.values.tolist())
+    with pytest.raises(ValueError, match="sizes differ"):
+        DatasetShape("bbcsport", sizes[1:], 4, 3, 5, sets=train, val_sets=val)
+    with pytest.raises(ValueError, match="come together"):
+        DatasetShape("bbcsport", sizes, 4, 3, 5, sets=train)
+
+
 def test_calibrate_trains_word_sets_on_their_distinct_elements(monkeypatch):
     """With the training sets' word ids, the synthetic sets share words as the dataset's do and reach
     the layer as distinct elements when distinct_elements is on."""

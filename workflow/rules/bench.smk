@@ -67,8 +67,10 @@ rule proposition:
 
 rule budget:
     input:
-        # text: the built stores (set sizes after preprocessing); graphs: raw files (node counts, no embedding)
-        stores=[store_path(d, config) if d in TEXT else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
+        # text: the built stores (set sizes after preprocessing); graphs: raw files (node counts, no embedding),
+        # or every store where the budget times the datasets' own sets (bench.budget_values: store)
+        stores=[store_path(d, config) if d in TEXT or config["bench"].get("budget_values") == "store"
+                else f"{RAW_DIR}/{d}.sources.json" for d in DATASETS],
         # finished runs (their epochs replace the epoch bound where a dataset and model has some)
         **({"records": "reproduction/runs.csv"} if os.path.isfile("reproduction/runs.csv") else {}),
     output:
@@ -86,5 +88,6 @@ rule budget:
         config=lambda w: {k: config[k] for k in ("seed", "solver", "data", "struc2vec", "protocol", "train", "models",
                                                  "train_packs") if k in config},
         sample=config["bench"]["budget_sample"],
+        values=config["bench"].get("budget_values", "synthetic"),
     script:
         "../scripts/budget.py"
