@@ -153,9 +153,30 @@ class HiddenSetLayer(nn.Module):
         B, N, d = V.shape
         return self._edge_rows(V.reshape(B * N, d)).view(B, N, *self.weight.shape[1:])
 
-    def _products(self, E: torch.Tensor) -> torch.Tensor:
-        """The raw products ``E H`` (R, m, K) of element rows ``E`` (R, d) with the hidden elements."""
-        return (E @ self.weight.reshape(self.in_dim, -1)).view(len(E), *self.weight.shape[1:])
+    def _products(self, E: torch.Tensor, reuse: bool = False) -> torch.Tensor:
+        """The raw products ``E H`` (R, m, K) of element rows ``E`` (R, d) with the hidden elements.
+
+        ``reuse`` (the forward pass): on CPU with autograd off, written into this layer's scratch, which
+        grows to the largest call and is kept, and valid until the next such call. A fresh ``(R, m K)``
+        tensor per call pays for its pages on first touch: 2.3x the matmul's own time for REDDIT-BINARY's
+        calls at m = 100, |Y| = 50 (26,500 x 5,000 floats). The values are the same matmul's."""
+        W = self.weight.reshape(self.in_dim, -1)
+        if not (reuse and E.device.type == "cpu" and W.device.type == "cpu" and E.dtype == W.dtype
+                and not torch.is_grad_enabled()):
+            return (E @ W).view(len(E), *self.weight.shape[1:])
+        need = len(E) * W.shape[1]
+        scratch = self.__dict__.get("_scratch")
+        if scratch is None or scratch.numel() < need or scratch.dtype != W.dtype:
+            scratch = self.__dict__["_scratch"] = torch.empty(need, dtype=W.dtype)
+        out = scratch[:need].view(len(E), W.shape[1])
+        torch.mm(E, W, out=out)
+        return out.view(len(E), *self.weight.shape[1:])
+
+    def __getstate__(self) -> dict:
+        """Pickling and ``copy.deepcopy`` leave the products' scratch behind (see :meth:`_products`)."""
+        state = self.__dict__.copy()
+        state.pop("_scratch", None)
+        return state
 
     def _edge_rows(self, E: torch.Tensor, G: torch.Tensor | None = None) -> torch.Tensor:
         """F = ReLU(E H) (R, m, K) for element rows ``E`` (R, d) (from their products ``G`` when given),
@@ -189,7 +210,7 @@ class HiddenSetLayer(nn.Module):
         if not torch.isfinite(self.weight.detach().sum()):
             raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
         with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
-            G = self._products(E)
+            G = self._products(E, reuse=True)   # read within this call only: F is never kept for backward
         self._check_products(E, G)
         x = self.set_values(E, G, index, lengths)
         if self.normalize == "input_size":

@@ -185,3 +185,39 @@ def test_a_state_of_the_same_sizes_loads_and_computes_the_same(cls):
     assert torch.equal(a(V), b(V))
     b.load_state_dict({"weight": a.weight.detach()}, strict=False)   # a state without sizes: the layer's own
     assert torch.equal(a(V), b(V))
+
+
+@pytest.mark.parametrize("cls", [RepSet, ApproxRepSet])
+@pytest.mark.parametrize("grad_mode", ["sparse", "dense"])
+def test_reused_products_give_the_fresh_values_and_gradients(cls, grad_mode, monkeypatch):
+    """The forward's products go to the layer's scratch (CPU, no autograd): calls of other sizes in
+    between, training or evaluating, change nothing; equal to a layer computing a fresh tensor per call;
+    the scratch is reused, not grown, for a smaller call and is left out of a copy."""
+    import copy
+
+    torch.manual_seed(0)
+    big, small = torch.randn(6, 9, 4), torch.randn(3, 5, 4)
+    lengths_big, lengths_small = torch.tensor([9, 3, 7, 1, 9, 5]), torch.tensor([5, 2, 4])
+
+    def run(layer, V, lengths):
+        layer.zero_grad()
+        x = layer(V, lengths)
+        x.pow(2).sum().backward()
+        with torch.no_grad():
+            y = layer(V, lengths)
+        return x.detach(), layer.weight.grad.clone(), y
+
+    layer = cls(4, 3, 2, grad_mode=grad_mode)
+    first = run(layer, small, lengths_small)
+    scratch = layer.__dict__.get("_scratch")
+    assert scratch is not None and scratch.numel() == 3 * 5 * 3 * 2
+    run(layer, big, lengths_big)
+    grown = layer.__dict__["_scratch"]
+    again = run(layer, small, lengths_small)
+    assert layer.__dict__["_scratch"].data_ptr() == grown.data_ptr()       # a smaller call: the same memory
+    fresh = copy.deepcopy(layer)
+    assert "_scratch" not in fresh.__dict__
+    monkeypatch.setattr(cls, "_products", lambda self, E, reuse=False, _f=cls._products: _f(self, E))
+    want = run(fresh, small, lengths_small)
+    for a, b, c in zip(first, again, want):
+        assert torch.equal(a, b) and torch.equal(a, c)
