@@ -159,7 +159,8 @@ class HiddenSetLayer(nn.Module):
         ``reuse`` (the forward pass): on CPU with autograd off, written into this layer's scratch, which
         grows to the largest call and is kept, and valid until the next such call. A fresh ``(R, m K)``
         tensor per call pays for its pages on first touch: 2.3x the matmul's own time for REDDIT-BINARY's
-        calls at m = 100, |Y| = 50 (26,500 x 5,000 floats). The values are the same matmul's."""
+        calls at m = 100, |Y| = 50 (26,500 x 5,000 floats). The values are the same matmul's. One forward at
+        a time per layer (concurrent calls from several threads would share the scratch)."""
         W = self.weight.reshape(self.in_dim, -1)
         if not (reuse and E.device.type == "cpu" and W.device.type == "cpu" and E.dtype == W.dtype
                 and not torch.is_grad_enabled()):

@@ -4,14 +4,14 @@ For every dataset x model x grid point of a config, :func:`calibrate` trains the
 real trainer on synthetic sets that have the dataset's training-set sizes, dimension and classes, or
 on the dataset's own sets where a built store gives them (:attr:`DatasetShape.sets`: real values, which
 the matching solvers find harder than normal vectors), a random sample of ``sample`` sets (seconds
-scaled to the full training set), and times one validation pass. :func:`budget_table` multiplies by the epochs a run is expected to train
-(:func:`expected_epochs`: the mean ``epochs_run`` of the finished records of that dataset and model
-where there are any, else the model's ``train.epochs``, an upper bound: early stopping ends runs
-sooner), adds the job's start (the interpreter and torch; shared by a pack's runs,
-:mod:`repset.protocol.packs`), and multiplies by the runs the protocol asks for (splits x seeds, the
-grid searched on ``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as the workflow's jobs (one per
-split and grid point) and replays them on 2, 8, 64 and unboundedly many cores. Values are synthetic;
-only the timing matters.
+scaled to the full training set), and times one validation pass. :func:`budget_table` multiplies by
+the epochs a run is expected to train (:func:`expected_epochs`: the mean ``epochs_run`` of the finished
+records of that dataset and model where there are any, else the model's ``train.epochs``, an upper
+bound: early stopping ends runs sooner), adds the job's start (the interpreter and torch; shared by a
+pack's runs, :mod:`repset.protocol.packs`), and multiplies by the runs the protocol asks for (splits x
+seeds, the grid searched on ``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as
+the workflow's jobs (one per split and grid point) and replays them on 2, 8, 64 and unboundedly many
+cores. Only the timing matters: the values are synthetic or, from a store, not kept.
 """
 from __future__ import annotations
 
