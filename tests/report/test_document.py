@@ -141,3 +141,21 @@ def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
     from repset.report.document import verdict_summary
 
     assert verdict_summary(comp)["cells"].sum() == 3          # the paper's methods: RepSet x 2, DeepSets
+
+
+def test_approx_repset_init_small_stands_for_the_papers_approx_repset():
+    import pandas as pd
+
+    from repset.report.document import comparison, variants_against_paper
+    from repset.report.reported import reported_results
+
+    paper = reported_results()
+    p = float(paper[(paper["dataset"] == "MUTAG") & (paper["method"] == "approx_repset")]["mean"].iloc[0])
+    ours = pd.DataFrame({"table": ["graph"] * 2, "dataset": ["MUTAG"] * 2,
+                         "method": ["approx_repset", "approx_repset_init_small"], "mean": [p - 2, p + 1],
+                         "std": [0.5] * 2, "std_over": ["repetitions"] * 2, "source": ["ours"] * 2})
+    small = comparison(ours).set_index("method").loc["ApproxRepSet (init small)"]
+    assert small["mean_paper"] == p
+    against = variants_against_paper(comparison(ours)).set_index("method")
+    assert against.loc["ApproxRepSet (init small)", "beats the paper"] == "yes"
+    assert against.loc["ApproxRepSet (init small)", "ours, paper method"] == p - 2
