@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,9 @@ def wmd_eval(store: str, dataset: str, config: dict, out: str, n_jobs: int = 1,
              checkpoints: str | None = None) -> dict:
     """WMD kNN test error on every protocol split (k in 1..19 chosen on validation, Kusner et al.).
     ``checkpoints``: a folder where each finished split is saved (``split<k>.json``, with its
-    :func:`split_key`), so that a job stopped part-way resumes at the first unfinished split."""
+    :func:`split_key`), so that a job stopped part-way resumes at the first unfinished split, and, within
+    the split, at its first unfinished block of queries (``split<k>.blocks/``, removed when the split is
+    saved; :mod:`repset.wmd.blocks`)."""
     coll, sidecar = load_collection(store)
     n = split_count(dataset, config)
     folder = Path(checkpoints) if checkpoints else None
@@ -56,13 +59,16 @@ def wmd_eval(store: str, dataset: str, config: dict, out: str, n_jobs: int = 1,
             continue
         docs = {p: docs_from_ragged(coll.element_ids, coll.offsets, coll.counts, split[p]) for p in ("train", "val", "test")}
         labels = {p: coll.labels[split[p]] for p in ("train", "val", "test")}
+        blocks = folder / f"split{k}.blocks" if folder is not None else None
         result = wmd_knn(docs["train"], labels["train"], docs["test"], coll.vectors, range(1, 20),
-                         val_docs=docs["val"], val_labels=labels["val"], test_labels=labels["test"], n_jobs=n_jobs)
+                         val_docs=docs["val"], val_labels=labels["val"], test_labels=labels["test"], n_jobs=n_jobs,
+                         blocks_dir=blocks, blocks_key=key)
         records.append({"split": k, "error": result["error"], "k": result["k"],
                         "runtime_seconds": result["runtime_seconds"], "fraction_exact": result["fraction_exact"],
                         "val_errors": result["val_errors"]})
         if folder is not None:
             write_json(folder / f"split{k}.json", {"key": key, "record": records[-1]})
+            shutil.rmtree(blocks, ignore_errors=True)
         log.info("split %d: error %.4f k=%d %.1fs", k, result["error"], result["k"], result["runtime_seconds"])
     errors = np.array([r["error"] for r in records])
     summary = {"dataset": dataset, "method": "wmd", "vectors": coll.meta.get("vectors"), "splits": len(records),

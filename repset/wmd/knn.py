@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from repset.wmd.blocks import BLOCK, BlockStore
 from repset.wmd.distance import _as_embeddings, _emd, _euclid, _sq_norms, normalize_doc
 
 __all__ = ["METHODS", "VOTES", "knn_predict", "wmd_knn"]
@@ -171,26 +172,47 @@ class _Progress:
 
 
 def _all_neighbours(queries: list, pool: _Pool, E: np.ndarray, K: int, method: str, prune: bool,
-                    n_jobs: int, label: str = "WMD kNN") -> tuple[np.ndarray, np.ndarray, int]:
-    progress = _Progress(len(queries), label)
-    results = []
-    if n_jobs == 1 or len(queries) < 2:
-        for q in queries:
-            results.append(_neighbours(q, pool, E, K, method, prune))
-            progress.advance(1)
+                    n_jobs: int, label: str = "WMD kNN", blocks: BlockStore | None = None,
+                    phase: str = "test") -> tuple[np.ndarray, np.ndarray, int]:
+    """The ``K`` nearest pool documents of every query (indices and distances, ``(n, K)`` each) and the
+    exact WMDs computed. With ``blocks``, queries go in blocks of :data:`~repset.wmd.blocks.BLOCK`: the
+    blocks found there are read back, each new one is saved when it finishes."""
+    n = len(queries)
+    if n == 0:
+        return np.empty((0, K), dtype=np.int64), np.empty((0, K)), 0
+    if blocks is not None:
+        size = BLOCK
+    else:   # one query at a time alone; small enough chunks to report progress as they finish in workers
+        size = 1 if n_jobs == 1 else max(1, math.ceil(n / (16 * n_jobs)))
+    bounds = [(a, min(a + size, n)) for a in range(0, n, size)]
+    progress = _Progress(n, label)
+    done = {}
+    for a, b in bounds if blocks is not None else []:
+        if (saved := blocks.load(phase, K, a, b)) is not None:
+            done[(a, b)] = saved
+    if done:
+        log.info("%s: %d of %d queries read back from %s", label, sum(b - a for a, b in done), n, blocks.folder)
+        progress.advance(sum(b - a for a, b in done))
+    todo = [ab for ab in bounds if ab not in done]
+
+    def finish(ab: tuple[int, int], part: list) -> None:
+        done[ab] = (np.stack([r[0] for r in part]), np.stack([r[1] for r in part]), int(sum(r[2] for r in part)))
+        if blocks is not None:
+            blocks.save(phase, K, *ab, *done[ab])
+        progress.advance(len(part))
+
+    if n_jobs == 1 or len(todo) < 2:
+        for a, b in todo:
+            finish((a, b), [_neighbours(q, pool, E, K, method, prune) for q in queries[a:b]])
     else:
-        n_chunks = min(len(queries), 16 * n_jobs)   # small enough chunks to report progress as they finish
-        bounds = np.linspace(0, len(queries), n_chunks + 1).astype(int)
-        chunks = [queries[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
         method_name = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context(method_name), initializer=_init_worker,
                                  initargs=(pool, E, K, method, prune)) as ex:
-            for part in ex.map(_work, chunks):
-                results += part
-                progress.advance(len(part))
-    idx = np.stack([r[0] for r in results])
-    dist = np.stack([r[1] for r in results])
-    return idx, dist, int(sum(r[2] for r in results))
+            for ab, part in zip(todo, ex.map(_work, [queries[a:b] for a, b in todo])):
+                finish(ab, part)
+    parts = [done[ab] for ab in bounds]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            int(sum(p[2] for p in parts)))
 
 
 def knn_predict(neighbour_labels: np.ndarray, k: int, vote: str = "kusner") -> np.ndarray:
@@ -233,7 +255,8 @@ def _prepare(docs: Sequence, E: np.ndarray, name: str) -> list[tuple[np.ndarray,
 
 def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings, k_values: Iterable[int] = range(1, 20),
             val_docs: Sequence | None = None, val_labels=None, test_labels=None, method: str = "wmd",
-            prune: bool = True, vote: str = "kusner", final_pool: str = "train+val", n_jobs: int = 1) -> dict:
+            prune: bool = True, vote: str = "kusner", final_pool: str = "train+val", n_jobs: int = 1,
+            blocks_dir: str | os.PathLike | None = None, blocks_key: str = "") -> dict:
     """kNN classification of documents by WMD (or RWMD / WCD), ``k`` chosen on a validation split.
 
     Args:
@@ -246,9 +269,14 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
         final_pool: neighbours of the test documents come from ``"train+val"`` (default: tune k on the
             held-out part, then use all labelled documents, as Kusner et al.) or ``"train"`` only.
         n_jobs: worker processes over query documents (``-1``: all cores).
+        blocks_dir, blocks_key: keep each finished block of queries in ``blocks_dir``
+            (:mod:`repset.wmd.blocks`) and read back those saved there under the same ``blocks_key`` (what
+            the documents and labels depend on, e.g. the store and split; the method, pruning and final
+            pool are added here), so that a stopped search resumes. Same results as without.
 
     Returns a dict: ``predictions`` (test, original label values), ``k``, ``val_errors`` ({k: error}),
-    ``error`` (test error in [0, 1], or None), ``runtime_seconds`` (total) and ``phase_seconds``,
+    ``error`` (test error in [0, 1], or None), ``runtime_seconds`` (total, of this call: a resumed search
+    counts its own part) and ``phase_seconds``,
     ``test_neighbours`` / ``test_distances`` (the chosen k nearest, pool indices: train first then val),
     ``n_pairs``, ``n_exact``, ``fraction_exact``, ``fraction_pruned`` (exact WMDs over all query-pool
     pairs, validation and test phases together; per phase in ``pruning``), and the settings.
@@ -282,6 +310,7 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
         raise ValueError("test_labels and test_docs differ in length")
     classes, codes = np.unique(np.concatenate([y_train, y_val]), return_inverse=True)
     c_train, c_val = codes[: len(train)], codes[len(train):]
+    blocks = None if blocks_dir is None else BlockStore(blocks_dir, f"{blocks_key}|{method}|{prune}|{final_pool}")
 
     pruning, phase_seconds = {}, {}
     val_errors: dict[int, float] = {}
@@ -289,7 +318,7 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
         t = time.perf_counter()
         K = min(k_values[-1], len(train))
         idx, _, n_exact = _all_neighbours(val, _Pool.build(train, E), E, K, method, prune, n_jobs,
-                                          label="WMD kNN, validation")
+                                          label="WMD kNN, validation", blocks=blocks, phase="val")
         for k in k_values:
             if k <= K:
                 val_errors[k] = float(np.mean(knn_predict(c_train[idx], k, vote) != c_val))
@@ -305,7 +334,7 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
     pool_docs, pool_codes = (train + val, codes) if final_pool == "train+val" else (train, c_train)
     K = min(best_k, len(pool_docs))   # only the chosen k is needed: a smaller K prunes more
     idx, dist, n_exact = _all_neighbours(test, _Pool.build(pool_docs, E), E, K, method, prune, n_jobs,
-                                         label="WMD kNN, test")
+                                         label="WMD kNN, test", blocks=blocks, phase="test")
     pred = classes[knn_predict(pool_codes[idx], K, vote)]
     pruning["test"] = {"n_pairs": len(test) * len(pool_docs), "n_exact": n_exact}
     phase_seconds["test"] = time.perf_counter() - t

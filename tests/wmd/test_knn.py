@@ -106,3 +106,30 @@ def test_long_searches_report_progress(caplog):
             progress.advance(1)
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 10 and lines[-1].startswith("WMD kNN, test: 10/10 queries") and "ETA 0 s" in lines[-1]
+
+
+def test_a_stopped_search_resumes_from_its_finished_blocks(tmp_path, monkeypatch):
+    """With a blocks folder every block of 64 queries is saved as it finishes; a search of the same key
+    reads them back instead of searching (only a missing block is searched again), with the same result;
+    blocks of another key are not read."""
+    import repset.wmd.knn as knn
+
+    docs, labels, E = synthetic_docs(200, n_words=300, d=6, words_per_doc=6, n_classes=3, topic_words=40, seed=7)
+    tr, va, te = slice(0, 60), slice(60, 130), slice(130, 200)     # 70 validation and 70 test queries: 2 blocks each
+    args = (docs[tr], labels[tr], docs[te], E)
+    kw = dict(k_values=range(1, 6), val_docs=docs[va], val_labels=labels[va], test_labels=labels[te])
+    full = wmd_knn(*args, **kw, blocks_dir=tmp_path, blocks_key="store+split")
+    files = sorted(p.name for p in tmp_path.iterdir())
+    K = full["k"]
+    assert files == sorted(["val-K5-0-64.npz", "val-K5-64-70.npz", f"test-K{K}-0-64.npz", f"test-K{K}-64-70.npz"])
+    searched = []
+    real = knn._neighbours
+    monkeypatch.setattr(knn, "_neighbours", lambda *a, **k: searched.append(1) or real(*a, **k))
+    (tmp_path / f"test-K{K}-0-64.npz").unlink()                  # as if stopped during the test phase's first block
+    resumed = wmd_knn(*args, **kw, blocks_dir=tmp_path, blocks_key="store+split")
+    assert len(searched) == 64
+    for key in ("predictions", "test_neighbours", "test_distances", "val_errors", "k", "error", "n_exact"):
+        assert np.array_equal(resumed[key], full[key]) if isinstance(full[key], np.ndarray) else resumed[key] == full[key]
+    searched.clear()
+    wmd_knn(*args, **kw, blocks_dir=tmp_path, blocks_key="another store")
+    assert len(searched) == 140                                   # every query searched again
