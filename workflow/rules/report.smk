@@ -19,7 +19,7 @@ rule wmd:
         # not concern WMD, nor do other datasets' overrides
         config=lambda w: {"data": config["data"], "protocol": {
             k: v for k, v in protocol_for(config, w.dataset).items() if k != "grid_splits"}},
-        # each finished split, so that a stopped job resumes there (repset.pipeline.wmd.wmd_eval)
+        # each finished split and block of queries, so that a stopped job resumes there (repset.pipeline.wmd.wmd_eval)
         checkpoints=lambda w: f"results/wmd/splits/{w.dataset}",
     script:
         "../scripts/wmd.py"
