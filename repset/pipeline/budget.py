@@ -61,7 +61,8 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
     ``records``: finished runs whose mean epochs replace the epoch bound (:func:`~repset.protocol.budget.expected_epochs`);
     ``start``: a job's start in seconds (None: measured, :func:`~repset.protocol.budget.start_seconds`)."""
     start = start_seconds() if start is None else start
-    table = budget_table(shapes, config, sample=sample, seed=config["seed"], records=finished_records(records),
+    finished = finished_records(records)
+    table = budget_table(shapes, config, sample=sample, seed=config["seed"], records=finished,
                          start=start,
                          progress=lambda r: log.info("%s %s %s: %.3f s/epoch", r["dataset"], r["model"], r["point"],
                                                      r["epoch_seconds"]))
@@ -96,7 +97,7 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
         "| dataset | model | jobs | hours | longest job (h) | share |", "|---|---|---|---|---|---|",
         *[f"| {r.dataset} | {r.model} | {r.jobs} | {r.hours:.2f} | {r.longest_hours:.2f} | {100 * r.share:.1f} % |"
           for r in per.itertuples()],
-        *_records_section(table, finished_records(records)),
+        *_records_section(table, finished),
     ]
     with atomic_path(md_out) as tmp:
         tmp.write_text("\n".join(lines) + "\n")

@@ -186,13 +186,11 @@ def _all_neighbours(queries: list, pool: _Pool, E: np.ndarray, K: int, method: s
         size = 1 if n_jobs == 1 else max(1, math.ceil(n / (16 * n_jobs)))
     bounds = [(a, min(a + size, n)) for a in range(0, n, size)]
     progress = _Progress(n, label)
-    done = {}
-    for a, b in bounds if blocks is not None else []:
-        if (saved := blocks.load(phase, K, a, b)) is not None:
-            done[(a, b)] = saved
+    done = {} if blocks is None else {ab: saved for ab in bounds if (saved := blocks.load(phase, K, *ab)) is not None}
     if done:
-        log.info("%s: %d of %d queries read back from %s", label, sum(b - a for a, b in done), n, blocks.folder)
-        progress.advance(sum(b - a for a, b in done))
+        read = sum(b - a for a, b in done)
+        log.info("%s: %d of %d queries read back from %s", label, read, n, blocks.folder)
+        progress.advance(read)
     todo = [ab for ab in bounds if ab not in done]
 
     def finish(ab: tuple[int, int], part: list) -> None:
