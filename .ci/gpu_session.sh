@@ -15,7 +15,8 @@
 # GPU_JOBS: a second list of record paths, trained at the same time by one worker on the GPU with
 # GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has one worker less.
 # STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first.
-# Every pack is killed 20 s before LIMIT so that the records written so far always come back.
+# Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
+# pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_session_out}
@@ -51,12 +52,12 @@ hard=$(( LIMIT - 20 - SECONDS ))
 if [ -n "${GPU_JOBS:-}" ]; then
   echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, one worker, no new run after ${left} s"
   timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
-    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" > "$OUT/gpu_runs.log" 2>&1 &
+    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end "$(( hard - 5 ))" > "$OUT/gpu_runs.log" 2>&1 &
   gpu_pid=$!
 fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
 timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" \
-  --workers "$WORKERS" --deadline "$left" > "$OUT/runs.log" 2>&1
+  --workers "$WORKERS" --deadline "$left" --end "$(( hard - 5 ))" > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
 if [ -n "${gpu_pid:-}" ]; then

@@ -9,7 +9,10 @@ which must exist. Paths are the protocol's (:attr:`repset.protocol.jobs.Run.path
 repository root. ``--dataset`` names every missing record of a dataset's protocol. ``--workers N`` trains
 in N processes at ``--threads`` each (1, as the ``train`` rule), handing out a few runs at a time; after
 ``--deadline`` seconds no new run starts (the runs in progress finish), so a lease's time is not cut
-mid-run. A run that fails is reported by path; the others go on, and the exit status is then 1.
+mid-run. ``--end`` (seconds: when the caller stops the driver) also holds back a run that would not
+finish by then, judged by the longest run of the same dataset, model and point finished so far in this
+call; shorter runs further down the list start instead. A run that fails is reported by path; the
+others go on, and the exit status is then 1.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from repset.threads import set_threads
 
 from .train import train_pack
 
-__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "train_parallel", "main"]
+__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "next_task", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -71,41 +74,65 @@ def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
     return [r.path for r in protocol_runs(config, list(datasets)) if not os.path.exists(r.path)]
 
 
-def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None]]:
-    """Worker: train each path on its own; (path, None) when written, (path, error) when it failed."""
+def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None, float]]:
+    """Worker: train each path on its own; (path, None, seconds) when written, (path, error, seconds) when
+    it failed."""
     done = []
     for path in paths:
+        start = time.monotonic()
         try:
             train_paths(config, [path], force)
-            done.append((path, None))
+            done.append((path, None, time.monotonic() - start))
         except Exception as err:  # reported by path to the parent, which exits 1
             logging.exception("%s failed", path)
-            done.append((path, f"{type(err).__name__}: {err}"))
+            done.append((path, f"{type(err).__name__}: {err}", time.monotonic() - start))
     return done
 
 
+def _kind(path: str) -> str:
+    """The dataset, model and point of a record path (its folder): runs of one kind take similar times."""
+    return os.path.dirname(path)
+
+
+def next_task(queue: list[list[str]], elapsed: float, end: float | None,
+              longest: dict[str, float]) -> list[str] | None:
+    """Remove and return the first task of ``queue`` expected to finish by ``end`` seconds (None: any), at
+    ``elapsed`` seconds, each of its runs taking as long as the ``longest`` of its kind so far (a kind not
+    seen yet is expected to fit); None when none fits."""
+    for i, task in enumerate(queue):
+        if end is None or elapsed + sum(longest.get(_kind(p), 0.0) for p in task) <= end:
+            return queue.pop(i)
+    return None
+
+
 def train_parallel(config: dict, paths: Sequence[str], workers: int, threads: int = 1, force: bool = False,
-                   chunk: int = 2, deadline: float | None = None) -> dict[str, list]:
+                   chunk: int = 2, deadline: float | None = None, end: float | None = None) -> dict[str, list]:
     """Train ``paths`` in ``workers`` processes (``threads`` torch/Numba threads each), ``chunk`` runs per
-    task; no task starts after ``deadline`` seconds. Returns ``{"written": [...], "failed": [(path, error)],
-    "not_started": [...]}``."""
+    task; no task starts after ``deadline`` seconds, nor one not expected to finish by ``end`` seconds
+    (:func:`next_task`). Returns ``{"written": [...], "failed": [(path, error)], "not_started": [...]}``."""
     paths = [p for p in paths if force or not os.path.exists(p)]
-    tasks = [list(paths[i:i + chunk]) for i in range(0, len(paths), chunk)]
+    queue = [list(paths[i:i + chunk]) for i in range(0, len(paths), chunk)]
     start, result = time.monotonic(), {"written": [], "failed": [], "not_started": []}
+    longest: dict[str, float] = {}
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=set_threads,
                              initargs=(threads,)) as pool:
-        pending = {pool.submit(_train_chunk, config, t, force): t for t in tasks[:workers]}
-        queue = tasks[workers:]
-        while pending:
+        pending: dict = {}
+        late = False   # the first tasks start whatever the deadline
+        while True:
+            while len(pending) < workers and not late:
+                task = next_task(queue, time.monotonic() - start, end, longest)
+                if task is None:
+                    break
+                pending[pool.submit(_train_chunk, config, task, force)] = task
+            if not pending:
+                break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 pending.pop(future)
-                for path, error in future.result():
+                for path, error, seconds in future.result():
+                    longest[_kind(path)] = max(seconds, longest.get(_kind(path), 0.0))
                     result["failed" if error else "written"].append((path, error) if error else path)
             late = deadline is not None and time.monotonic() - start > deadline
-            while queue and len(pending) < workers and not late:
-                task = queue.pop(0)
-                pending[pool.submit(_train_chunk, config, task, force)] = task
             logging.info("%d written, %d failed, %d running, %d queued", len(result["written"]),
                          len(result["failed"]), sum(map(len, pending.values())), sum(map(len, queue)))
         result["not_started"] = [p for t in queue for p in t]
@@ -127,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
     parser.add_argument("--deadline", type=float, default=None, help="seconds after which no run starts")
+    parser.add_argument("--end", type=float, default=None,
+                        help="seconds at which the driver will be stopped: no run starts that is not expected "
+                             "to finish by then (one run per task)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     with open(args.config) as f:
@@ -143,13 +173,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if not paths:
         parser.error("no records to train: name record paths or --dataset with missing records")
-    if args.workers <= 1 and args.deadline is None:
+    if args.workers <= 1 and args.deadline is None and args.end is None:
         set_threads(args.threads)
         train_paths(config, paths, args.force)
         return
-    result = train_parallel(config, paths, args.workers, args.threads, args.force, deadline=args.deadline)
+    result = train_parallel(config, paths, args.workers, args.threads, args.force, chunk=1 if args.end else 2,
+                            deadline=args.deadline, end=args.end)
     print(f"{len(result['written'])} written, {len(result['failed'])} failed, "
-          f"{len(result['not_started'])} not started (deadline)")
+          f"{len(result['not_started'])} not started (deadline or end)")
     for path, error in result["failed"]:
         print(f"failed: {path}: {error}", file=sys.stderr)
     if result["failed"]:

@@ -107,6 +107,36 @@ def test_parallel_deadline_starts_no_new_run(config, tmp_path, monkeypatch):
     assert result["written"] == paths[:1] and result["not_started"] == paths[1:]
 
 
+def test_next_task_starts_the_first_run_expected_to_finish_by_the_end():
+    long_, short = "results/runs/IMDB-BINARY/repset/k50-m100", "results/runs/IMDB-BINARY/repset/k10-m30"
+    queue = [[f"{long_}/split{i}_seed0.json"] for i in (3, 4)] + [[f"{short}/split{i}_seed0.json"] for i in (5, 6)]
+    longest = {long_: 100.0, short: 4.0}
+    assert pack.next_task(queue, 0.0, None, longest) == [f"{long_}/split3_seed0.json"]       # no end: in order
+    assert pack.next_task(queue, 50.0, 150.0, longest) == [f"{long_}/split4_seed0.json"]     # 50 + 100 <= 150
+    assert pack.next_task(queue, 60.0, 150.0, longest) == [f"{short}/split5_seed0.json"]     # a long one would not fit
+    assert pack.next_task(queue, 146.5, 150.0, longest) is None and queue == [[f"{short}/split6_seed0.json"]]
+    # a kind not seen yet is expected to fit; a task of two runs needs both
+    assert pack.next_task([["results/runs/MUTAG/nn_max/default/split0_seed0.json"]], 149.0, 150.0, longest)
+    assert pack.next_task([[f"{short}/split1_seed0.json", f"{short}/split2_seed0.json"]], 143.0, 150.0, longest) is None
+
+
+def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeypatch):
+    """One worker: the first run (its kind not seen yet) starts before ``end``; the second, whose kind took
+    longer than the time left, does not; with time enough both are written."""
+    from set_checks import tiny_text_store
+    from repset.protocol.plan import store_path
+
+    monkeypatch.chdir(tmp_path)
+    config = _small(config)
+    tiny_text_store(tmp_path / store_path("bbcsport", config))
+    paths = [p for p in pack.missing_paths(config, ["bbcsport"]) if "/k2-m2/" in p]
+    assert len(paths) == 2
+    result = pack.train_parallel(config, paths, workers=1, chunk=1, end=0.05)
+    assert result["written"] == paths[:1] and result["not_started"] == paths[1:]
+    done = pack.train_parallel(config, paths, workers=1, chunk=1, end=3600.0)
+    assert done["written"] == paths[1:] and done["not_started"] == []
+
+
 def test_main_needs_records_or_a_dataset(tmp_path, capsys):
     (tmp_path / "c.yaml").write_text((ROOT / "config.yaml").read_text())
     with pytest.raises(SystemExit):
