@@ -11,6 +11,7 @@ then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
     python -m repset.pipeline.record export results/runs reproduction
     python -m repset.pipeline.record restore reproduction results/runs [--dataset NAME ...]
     python -m repset.pipeline.record verify reproduction --runs 3 --seed 1    # rerun 3 random jobs, compare
+    python -m repset.pipeline.record status reproduction config.yaml          # runs on record vs the protocol
 
 Nothing is written from a damaged archive, and ``export`` refuses to drop runs an archive already holds
 (``allow_drop`` to replace it by fewer).
@@ -162,6 +163,27 @@ def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _status(args: argparse.Namespace) -> None:
+    import yaml
+
+    from repset.pipeline.pack import merge_config
+    from repset.pipeline.progress import progress_markdown, progress_table
+
+    config = {}
+    for name in [args.config, *args.configfile]:
+        try:
+            with open(name) as f:
+                merge_config(config, yaml.safe_load(f) or {})
+        except OSError as err:
+            raise RecordError(f"{name}: cannot read the config ({err.strerror})") from None
+    text = progress_markdown(progress_table(args.record_dir, config, args.model))
+    if args.out:
+        with atomic_path(args.out) as tmp:
+            Path(tmp).write_text(text)
+    else:
+        print(text, end="")
+
+
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -172,9 +194,17 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     re_.add_argument("record_dir"), re_.add_argument("runs_dir"), re_.add_argument("--overwrite", action="store_true")
     re_.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
     add_verify_arguments(sub.add_parser("verify", help="rerun random recorded jobs and compare their records"))
+    st = sub.add_parser("status", help="runs on record per dataset and model against the config's protocol")
+    st.add_argument("record_dir"), st.add_argument("config")
+    st.add_argument("--configfile", action="append", default=[], metavar="YAML",
+                    help="a config overlay, merged as Snakemake's --configfile merges it (repeatable)")
+    st.add_argument("--model", action="append", help="only this model (repeatable; wmd: the WMD splits)")
+    st.add_argument("--out", metavar="MD", help="write the tables to this Markdown file (else print them)")
     args = parser.parse_args(argv)
     try:
-        if args.command == "export":
+        if args.command == "status":
+            _status(args)
+        elif args.command == "export":
             print(f"{len(export_records(args.runs_dir, args.out_dir, args.allow_drop))} runs on record in {args.out_dir}")
         elif args.command == "verify":
             raise SystemExit(run_verify(args))

@@ -1,0 +1,86 @@
+"""How far a record folder is from its config's protocol: runs per dataset and model on record against the
+protocol's count (its declared reductions included), their training hours and the machines that ran them,
+and each text dataset's WMD splits::
+
+    python -m repset.pipeline.record status reproduction config.yaml --configfile reproduction/reddit_reduced.yaml
+
+reads ``<record folder>/runs.csv`` (written by ``record export``) and ``<record folder>/wmd/``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from repset.datasets.registry import get_spec
+from repset.protocol.jobs import runs
+from repset.protocol.plan import datasets, split_count
+
+__all__ = ["progress_table", "progress_markdown"]
+
+RUNS_PREFIX = "results/runs/"
+
+
+def _machines(rows: pd.DataFrame) -> str:
+    """``CPU model (or device): runs`` of ``rows``, most runs first; records that name no CPU say so."""
+    kind = rows["cpu"].fillna("CPU not named").where(rows["device"].fillna("cpu") == "cpu", rows["device"])
+    return ", ".join(f"{name} {count:,}" for name, count in kind.value_counts().items())
+
+
+def _wmd_splits(record_dir: Path, dataset: str) -> int | None:
+    """WMD splits on record for ``dataset``: all of them when its result is there, else its split
+    checkpoints (``wmd/splits/<dataset>/split<k>.json``); None when it has neither."""
+    if (record_dir / "wmd" / f"{dataset}.json").is_file():
+        return -1
+    done = list((record_dir / "wmd" / "splits" / dataset).glob("split*.json"))
+    return len(done) if done else None
+
+
+def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str] | None = None) -> pd.DataFrame:
+    """One row per dataset and model of ``config``'s protocol: ``on_record`` of its ``protocol`` runs in
+    ``record_dir/runs.csv``, ``extra`` records of that dataset and model outside the protocol (a reduced
+    protocol's), ``train_hours`` (sum of the protocol runs' ``train_seconds`` / 3600) and ``machines``; then a
+    ``wmd`` row for each text dataset that has WMD on record or in ``config['wmd']['datasets']`` (splits).
+    ``models``: only these (no WMD row unless named)."""
+    record_dir = Path(record_dir)
+    csv = record_dir / "runs.csv"
+    table = pd.DataFrame(columns=["path", "train_seconds", "cpu", "device"])
+    if csv.is_file() and csv.stat().st_size > 1:        # export writes a bare newline when no run is on record
+        table = pd.read_csv(csv)
+    by_path = table.assign(path=RUNS_PREFIX + table["path"].astype(str)).set_index("path")
+    text = {get_spec(d).name for d in config["datasets"]["text"]}
+    planned_wmd = {get_spec(d).name for d in config.get("wmd", {}).get("datasets", [])}
+    rows = []
+    for dataset in datasets(config):
+        protocol: dict[str, list[str]] = {}
+        for run in runs(config, [dataset]):
+            if models is None or run.model in models:
+                protocol.setdefault(run.model, []).append(run.path)
+        for model, paths in protocol.items():
+            done = by_path.loc[by_path.index.intersection(paths)]
+            prefix = f"{RUNS_PREFIX}{dataset}/{model}/"
+            extra = sum(1 for p in by_path.index.difference(paths) if p.startswith(prefix))
+            rows.append({"dataset": dataset, "model": model, "on_record": len(done), "protocol": len(paths),
+                         "extra": extra, "train_hours": done["train_seconds"].sum() / 3600,
+                         "machines": _machines(done) if len(done) else ""})
+        splits = _wmd_splits(record_dir, dataset) if dataset in text else None
+        if (splits is not None or dataset in planned_wmd) and (models is None or "wmd" in models):
+            total = split_count(dataset, config)
+            rows.append({"dataset": dataset, "model": "wmd", "on_record": total if splits == -1 else splits or 0,
+                         "protocol": total, "extra": 0, "train_hours": float("nan"), "machines": ""})
+    return pd.DataFrame(rows)
+
+
+def progress_markdown(table: pd.DataFrame) -> str:
+    """Per dataset: runs on record of the protocol's and training hours; then the dataset x model table
+    (WMD counted in splits, not runs)."""
+    runs_only = table[table["model"] != "wmd"]
+    totals = runs_only.groupby("dataset", sort=False).agg(on_record=("on_record", "sum"), protocol=("protocol", "sum"),
+                                                          train_hours=("train_hours", "sum"))
+    totals["complete"] = totals["on_record"] == totals["protocol"]
+    shown = table.assign(train_hours=[f"{h:.2f}" if h == h else "" for h in table["train_hours"]])   # WMD: none
+    return ("## Runs on record per dataset\n\n" + totals.round(2).reset_index().to_markdown(index=False)
+            + f"\n\nIn all: {int(totals['on_record'].sum()):,} of {int(totals['protocol'].sum()):,} protocol runs, "
+            f"{totals['train_hours'].sum():.1f} training hours.\n\n## Per dataset and model\n\n"
+            + shown.to_markdown(index=False) + "\n")

@@ -1,0 +1,69 @@
+"""Runs on record against the protocol: exact counts per dataset and model, reductions, extras, WMD splits."""
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from repo_paths import ROOT
+from repset.pipeline import progress, record
+from repset.protocol.jobs import runs
+
+
+@pytest.fixture
+def config():
+    c = yaml.safe_load((ROOT / "config.yaml").read_text())
+    c["datasets"] = {"text": ["bbcsport", "twitter"], "graph": ["MUTAG"]}
+    c["protocol"].update(text_splits=2, graph_splits=100, grid_splits=None,
+                         per_dataset={"MUTAG": {"graph_splits": 10, "grid_splits": 1}})
+    c["models"] = {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}},
+                   "nn_max": c["models"]["nn_max"]}
+    c["wmd"] = {"datasets": ["bbcsport"]}
+    return c
+
+
+def _record_dir(tmp_path, config, paths_seconds_cpu):
+    rows = [{"path": p.removeprefix("results/runs/"), "train_seconds": s, "cpu": cpu, "device": "cpu"}
+            for p, s, cpu in paths_seconds_cpu]
+    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)     # no runs: a bare newline, as export writes
+    return tmp_path
+
+
+def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path):
+    bbc = [r.path for r in runs(config, ["bbcsport"]) if r.model == "repset"]
+    mutag = [r.path for r in runs(config, ["MUTAG"]) if r.model == "repset"]
+    assert len(bbc) == 4 and len(mutag) == 11          # 2 splits x 2 points; fold 0's grid + 9 chosen
+    outside = "results/runs/MUTAG/repset/k2-m2/split55_seed0.json"   # a full protocol's run, not the reduced one's
+    folder = _record_dir(tmp_path, config, [(bbc[0], 1800, "AMD EPYC"), (bbc[1], 1800, "AMD EPYC"),
+                                            (bbc[2], 3600, "Intel Xeon"), (mutag[0], 7200, None), (outside, 99, None)])
+    (folder / "wmd" / "splits" / "twitter").mkdir(parents=True)
+    (folder / "wmd" / "splits" / "twitter" / "split1.json").write_text("{}")
+    table = progress.progress_table(folder, config).set_index(["dataset", "model"])
+    assert table.loc[("bbcsport", "repset"), ["on_record", "protocol", "extra"]].tolist() == [3, 4, 0]
+    assert table.loc[("bbcsport", "repset"), "train_hours"] == pytest.approx(2.0)
+    assert table.loc[("bbcsport", "repset"), "machines"] == "AMD EPYC 2, Intel Xeon 1"
+    assert table.loc[("bbcsport", "nn_max"), ["on_record", "protocol"]].tolist() == [0, 2]
+    assert table.loc[("MUTAG", "repset"), ["on_record", "protocol", "extra"]].tolist() == [1, 11, 1]
+    assert table.loc[("MUTAG", "repset"), "machines"] == "CPU not named 1"
+    # WMD: planned on bbcsport (none yet), one split checkpointed on twitter; no row for MUTAG
+    assert table.loc[("bbcsport", "wmd"), ["on_record", "protocol"]].tolist() == [0, 2]
+    assert table.loc[("twitter", "wmd"), ["on_record", "protocol"]].tolist() == [1, 2]
+    assert ("MUTAG", "wmd") not in table.index
+    (folder / "wmd" / "bbcsport.json").write_text(json.dumps({"splits": []}))
+    assert progress.progress_table(folder, config).set_index(["dataset", "model"]).loc[("bbcsport", "wmd"), "on_record"] == 2
+    only = progress.progress_table(folder, config, models=["nn_max"])
+    assert only["model"].tolist() == ["nn_max"] * 3 and only["protocol"].tolist() == [2, 2, 10]
+    text = progress.progress_markdown(progress.progress_table(folder, config))
+    # text: 2 x (4 + 2) runs; MUTAG: 11 + 10 (nn_max on the 10 folds); hours: 2 (bbcsport) + 2 (MUTAG)
+    assert "In all: 4 of 33 protocol runs, 4.0 training hours." in text
+
+
+def test_status_cli_writes_the_tables_and_names_a_missing_config(config, tmp_path):
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "rec").mkdir()
+    folder = _record_dir(tmp_path / "rec", config, [])
+    record.main(["status", str(folder), str(tmp_path / "c.yaml"), "--out", str(tmp_path / "status.md")])
+    text = (tmp_path / "status.md").read_text()
+    assert "In all: 0 of 33 protocol runs" in text and text.count("| MUTAG ") == 3   # its total, repset, nn_max
+    with pytest.raises(SystemExit, match="nope.yaml: cannot read the config"):
+        record.main(["status", str(folder), str(tmp_path / "nope.yaml")])
