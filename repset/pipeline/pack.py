@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
+from typing import TYPE_CHECKING
 
 from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_path, run_settings
 from repset.protocol.jobs import runs as protocol_runs
@@ -33,7 +34,11 @@ from repset.threads import set_threads
 
 from .train import train_pack
 
-__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "next_task", "train_parallel", "main"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "longest_first", "next_task", "train_parallel",
+           "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -72,6 +77,22 @@ def merge_config(config: dict, overlay: dict) -> dict:
 def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
     """The record paths of the ``datasets``' protocol runs that are not there yet, in protocol order."""
     return [r.path for r in protocol_runs(config, list(datasets)) if not os.path.exists(r.path)]
+
+
+def longest_first(paths: Sequence[str], budget: pd.DataFrame) -> list[str]:
+    """``paths`` ordered by the ``budget`` table's ``run_seconds`` of their dataset, model and point, longest
+    first (a ``chosen`` run as its model's longest point; paths the table lacks keep their order, last), so that
+    a driver stopped at ``--end`` fills its last minutes with short runs."""
+    seconds = {(r.dataset, r.model, r.point): r.run_seconds for r in budget.itertuples()}
+    for (dataset, model), group in budget.groupby(["dataset", "model"]):
+        seconds[(dataset, model, CHOSEN)] = group["run_seconds"].max()
+
+    def key(path: str) -> float:
+        match = PATH.search(path)
+        found = seconds.get((match["dataset"], match["model"], match["point"])) if match else None
+        return -found if found is not None else float("inf")
+
+    return sorted(paths, key=key)
 
 
 def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None, float]]:
@@ -150,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--dataset", action="append", default=[], help="add the dataset's missing records")
     parser.add_argument("--paths-from", metavar="FILE", help="add the record paths listed in FILE (one per line)")
     parser.add_argument("--list", action="store_true", help="print the missing record paths and exit")
+    parser.add_argument("--longest-first", metavar="BUDGET_CSV",
+                        help="order the runs by this budget table's seconds per run, longest first "
+                             "(results/budget/graphs_stores.csv: python reproduction/graph_budget.py --stores)")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
@@ -168,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.paths_from:
         with open(args.paths_from) as f:
             paths += [line.strip() for line in f if line.strip()]
+    if args.longest_first:
+        import pandas as pd
+
+        paths = longest_first(paths, pd.read_csv(args.longest_first))
     if args.list:
         print("\n".join(p for p in paths if args.force or not os.path.exists(p)))
         return

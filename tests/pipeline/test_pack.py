@@ -137,6 +137,17 @@ def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeyp
     assert done["written"] == paths[1:] and done["not_started"] == []
 
 
+def test_longest_first_orders_by_the_budgets_seconds_per_run():
+    import pandas as pd
+
+    budget = pd.DataFrame({"dataset": ["IMDB-MULTI"] * 3, "model": ["repset"] * 3,
+                           "point": ["k10-m20", "k50-m100", "k20-m20"], "run_seconds": [4.6, 117.0, 11.9]})
+    runs = "results/runs/IMDB-MULTI/repset"
+    paths = [f"{runs}/k10-m20/split0_seed0.json", "results/runs/MUTAG/nn_max/default/split0_seed0.json",
+             f"{runs}/k20-m20/split1_seed0.json", f"{runs}/chosen/split9_seed0.json", f"{runs}/k50-m100/split2_seed0.json"]
+    assert pack.longest_first(paths, budget) == [paths[3], paths[4], paths[2], paths[0], paths[1]]   # chosen: 117 s
+
+
 def test_main_needs_records_or_a_dataset(tmp_path, capsys):
     (tmp_path / "c.yaml").write_text((ROOT / "config.yaml").read_text())
     with pytest.raises(SystemExit):
