@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--list", action="store_true", help="print the missing record paths and exit")
     parser.add_argument("--longest-first", metavar="BUDGET_CSV",
                         help="order the runs by this budget table's seconds per run, longest first "
-                             "(results/budget/graphs_stores.csv: python reproduction/graph_budget.py --stores)")
+                             "(reproduction/budget/graphs_stores.csv; python reproduction/graph_budget.py --stores remeasures it)")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
