@@ -27,6 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import TYPE_CHECKING
 
+from repset.protocol.budget import seconds_per_run
 from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_path, run_settings
 from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import store_path
@@ -80,12 +81,10 @@ def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
 
 
 def longest_first(paths: Sequence[str], budget: pd.DataFrame) -> list[str]:
-    """``paths`` ordered by the ``budget`` table's ``run_seconds`` of their dataset, model and point, longest
-    first (a ``chosen`` run as its model's longest point; paths the table lacks keep their order, last), so that
-    a driver stopped at ``--end`` fills its last minutes with short runs."""
-    seconds = {(r.dataset, r.model, r.point): r.run_seconds for r in budget.itertuples()}
-    for (dataset, model), group in budget.groupby(["dataset", "model"]):
-        seconds[(dataset, model, CHOSEN)] = group["run_seconds"].max()
+    """``paths`` ordered by the ``budget`` table's seconds per run of their dataset, model and point
+    (:func:`~repset.protocol.budget.seconds_per_run`), longest first; paths the table lacks keep their order,
+    last. A driver stopped at ``--end`` then fills its last minutes with short runs."""
+    seconds = seconds_per_run(budget)
 
     def key(path: str) -> float:
         match = PATH.search(path)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.datasets.registry import get_spec
+from repset.protocol.budget import seconds_per_run
 from repset.protocol.jobs import runs
 from repset.protocol.plan import datasets, split_count
 
@@ -37,12 +38,14 @@ def _wmd_splits(record_dir: Path, dataset: str) -> int | None:
     return len(done) if done else None
 
 
-def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str] | None = None) -> pd.DataFrame:
+def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str] | None = None,
+                   budget: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per dataset and model of ``config``'s protocol: ``on_record`` of its ``protocol`` runs in
     ``record_dir/runs.csv``, ``extra`` records of that dataset and model outside the protocol (a reduced
     protocol's), ``train_hours`` (sum of the protocol runs' ``train_seconds`` / 3600) and ``machines``; then a
     ``wmd`` row for each text dataset that has WMD on record or in ``config['wmd']['datasets']`` (splits).
-    ``models``: only these (no WMD row unless named)."""
+    ``models``: only these (no WMD row unless named). ``budget``: budget tables' rows (``results/budget/*.csv``)
+    whose seconds per run give ``remaining_hours``, the runs not on record (NaN where one lacks an estimate)."""
     record_dir = Path(record_dir)
     csv = record_dir / "runs.csv"
     table = pd.DataFrame(columns=["path", "train_seconds", "cpu", "device"])
@@ -51,6 +54,7 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
     by_path = table.assign(path=RUNS_PREFIX + table["path"].astype(str)).set_index("path")
     text = {get_spec(d).name for d in config["datasets"]["text"]}
     planned_wmd = {get_spec(d).name for d in config.get("wmd", {}).get("datasets", [])}
+    seconds = seconds_per_run(budget) if budget is not None else {}
     rows = []
     for dataset in datasets(config):
         protocol: dict[str, list[str]] = {}
@@ -61,26 +65,38 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
             done = by_path.loc[by_path.index.intersection(paths)]
             prefix = f"{RUNS_PREFIX}{dataset}/{model}/"
             extra = sum(1 for p in by_path.index.difference(paths) if p.startswith(prefix))
+            missing = [seconds.get((dataset, model, p.split("/")[-2]), float("nan"))
+                       for p in set(paths).difference(done.index)]
             rows.append({"dataset": dataset, "model": model, "on_record": len(done), "protocol": len(paths),
                          "extra": extra, "train_hours": done["train_seconds"].sum() / 3600,
-                         "machines": _machines(done) if len(done) else ""})
+                         "remaining_hours": sum(missing) / 3600, "machines": _machines(done) if len(done) else ""})
         splits = _wmd_splits(record_dir, dataset) if dataset in text else None
         if (splits is not None or dataset in planned_wmd) and (models is None or "wmd" in models):
             total = split_count(dataset, config)
             rows.append({"dataset": dataset, "model": "wmd", "on_record": total if splits == -1 else splits or 0,
-                         "protocol": total, "extra": 0, "train_hours": float("nan"), "machines": ""})
+                         "protocol": total, "extra": 0, "train_hours": float("nan"), "remaining_hours": float("nan"),
+                         "machines": ""})
     return pd.DataFrame(rows)
 
 
 def progress_markdown(table: pd.DataFrame) -> str:
-    """Per dataset: runs on record of the protocol's and training hours; then the dataset x model table
-    (WMD counted in splits, not runs)."""
+    """Per dataset: runs on record of the protocol's, training hours and the hours the budget gives the rest;
+    then the dataset x model table (WMD counted in splits, not runs; blank hours: no figure)."""
     runs_only = table[table["model"] != "wmd"]
-    totals = runs_only.groupby("dataset", sort=False).agg(on_record=("on_record", "sum"), protocol=("protocol", "sum"),
-                                                          train_hours=("train_hours", "sum"))
+    totals = runs_only.groupby("dataset", sort=False).agg(
+        on_record=("on_record", "sum"), protocol=("protocol", "sum"), train_hours=("train_hours", "sum"),
+        remaining_hours=("remaining_hours", lambda h: h.sum(min_count=len(h))))     # NaN if any model lacks one
     totals["complete"] = totals["on_record"] == totals["protocol"]
-    shown = table.assign(train_hours=[f"{h:.2f}" if h == h else "" for h in table["train_hours"]])   # WMD: none
-    return ("## Runs on record per dataset\n\n" + totals.round(2).reset_index().to_markdown(index=False)
-            + f"\n\nIn all: {int(totals['on_record'].sum()):,} of {int(totals['protocol'].sum()):,} protocol runs, "
-            f"{totals['train_hours'].sum():.1f} training hours.\n\n## Per dataset and model\n\n"
+    rest = ""
+    if totals["remaining_hours"].notna().any():          # a budget was given
+        remaining = totals.loc[~totals["complete"], "remaining_hours"]
+        known, unknown = remaining.dropna(), ", ".join(remaining.index[remaining.isna()])
+        rest = (f", {known.sum():.1f} more by the budget" + (f" for {', '.join(known.index)}" if unknown else "")
+                if len(known) else "") + (f" ({unknown}: no estimate)" if unknown else "")
+    hours = ["train_hours", "remaining_hours"]
+    shown = table.assign(**{c: [f"{h:.2f}" if h == h else "" for h in table[c]] for c in hours})
+    totals = totals.assign(**{c: [f"{h:.2f}" if h == h else "" for h in totals[c]] for c in hours})
+    return ("## Runs on record per dataset\n\n" + totals.reset_index().to_markdown(index=False)
+            + f"\n\nIn all: {int(runs_only['on_record'].sum()):,} of {int(runs_only['protocol'].sum()):,} protocol runs, "
+            f"{runs_only['train_hours'].sum():.1f} training hours{rest}.\n\n## Per dataset and model\n\n"
             + shown.to_markdown(index=False) + "\n")

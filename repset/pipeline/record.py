@@ -176,7 +176,10 @@ def _status(args: argparse.Namespace) -> None:
                 merge_config(config, yaml.safe_load(f) or {})
         except OSError as err:
             raise RecordError(f"{name}: cannot read the config ({err.strerror})") from None
-    text = progress_markdown(progress_table(args.record_dir, config, args.model))
+    import pandas as pd
+
+    budget = pd.concat([pd.read_csv(name) for name in args.budget]) if args.budget else None
+    text = progress_markdown(progress_table(args.record_dir, config, args.model, budget))
     if args.out:
         with atomic_path(args.out) as tmp:
             Path(tmp).write_text(text)
@@ -198,6 +201,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     st.add_argument("record_dir"), st.add_argument("config")
     st.add_argument("--configfile", action="append", default=[], metavar="YAML",
                     help="a config overlay, merged as Snakemake's --configfile merges it (repeatable)")
+    st.add_argument("--budget", action="append", default=[], metavar="CSV",
+                    help="a budget table (results/budget/*.csv) for the hours the missing runs need (repeatable)")
     st.add_argument("--model", action="append", help="only this model (repeatable; wmd: the WMD splits)")
     st.add_argument("--out", metavar="MD", help="write the tables to this Markdown file (else print them)")
     args = parser.parse_args(argv)

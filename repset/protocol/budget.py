@@ -30,13 +30,13 @@ from repset.training.chunks import chunks, eval_batches
 from repset.training.trainer import TrainConfig, batch_indices, eval_options, evaluate, fit, seed_everything
 
 from .grid import grid_points, point_id
-from .jobs import searched_splits
+from .jobs import CHOSEN, searched_splits
 from .packs import packed_datasets
 from .plan import layer_options, models_for, split_count, train_settings
 from .schedule import job_costs, wall_seconds
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "records_against_estimate",
-           "start_seconds", "budget_table", "summarize", "CORES"]
+           "seconds_per_run", "start_seconds", "budget_table", "summarize", "CORES"]
 
 #: core counts the budget reports wall-clock estimates for (None: an unbounded cluster, the critical path)
 CORES = (2, 8, 64, None)
@@ -176,6 +176,15 @@ def expected_epochs(records: pd.DataFrame | None, dataset: str, model: str, boun
         if len(mine):
             return float(mine["epochs_run"].mean()), f"records ({len(mine)})"
     return float(bound), "bound"
+
+
+def seconds_per_run(table: pd.DataFrame) -> dict[tuple[str, str, str], float]:
+    """A budget ``table``'s estimated seconds of one run per (dataset, model, point); a ``chosen`` run (trained
+    at the point its searched splits chose) at the mean of its model's points, as :func:`summarize` costs it."""
+    seconds = {(r.dataset, r.model, r.point): float(r.run_seconds) for r in table.itertuples()}
+    for (dataset, model), group in table.groupby(["dataset", "model"]):
+        seconds[(dataset, model, CHOSEN)] = float(group["run_seconds"].mean())
+    return seconds
 
 
 def records_against_estimate(table: pd.DataFrame, records: pd.DataFrame | None) -> pd.DataFrame:

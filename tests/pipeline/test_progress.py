@@ -51,6 +51,18 @@ def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path
     assert ("MUTAG", "wmd") not in table.index
     (folder / "wmd" / "bbcsport.json").write_text(json.dumps({"splits": []}))
     assert progress.progress_table(folder, config).set_index(["dataset", "model"]).loc[("bbcsport", "wmd"), "on_record"] == 2
+    budget = pd.DataFrame({"dataset": ["bbcsport"] * 3 + ["MUTAG"], "model": ["repset"] * 2 + ["nn_max", "repset"],
+                           "point": ["k2-m2", "k2-m3", "default", "k2-m2"], "run_seconds": [360.0, 720.0, 1800.0, 36.0]})
+    hours = progress.progress_table(folder, config, budget=budget).set_index(["dataset", "model"])["remaining_hours"]
+    missing_bbc = {p.split("/")[-2] for p in bbc[3:]}        # the one bbcsport run not on record
+    assert hours[("bbcsport", "repset")] == pytest.approx((360.0 if missing_bbc == {"k2-m2"} else 720.0) / 3600)
+    assert hours[("bbcsport", "nn_max")] == pytest.approx(1.0)                     # 2 runs of 1,800 s
+    # MUTAG: its grid's k2-m3 is not in the budget: no estimate (nor for the chosen runs, costed at the mean)
+    assert hours.isna()[("MUTAG", "nn_max")] and hours.isna()[("twitter", "repset")]
+    assert "(twitter, MUTAG: no estimate)" not in progress.progress_markdown(progress.progress_table(folder, config))
+    marked = progress.progress_markdown(progress.progress_table(folder, config, budget=budget))
+    more = 1.0 + hours[("bbcsport", "repset")]                                      # nn_max's 1 h + repset's run
+    assert f"{more:.1f} more by the budget for bbcsport (twitter, MUTAG: no estimate)." in marked
     only = progress.progress_table(folder, config, models=["nn_max"])
     assert only["model"].tolist() == ["nn_max"] * 3 and only["protocol"].tolist() == [2, 2, 10]
     text = progress.progress_markdown(progress.progress_table(folder, config))
