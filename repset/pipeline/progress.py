@@ -29,11 +29,11 @@ def _machines(rows: pd.DataFrame) -> str:
     return ", ".join(f"{name} {count:,}" for name, count in kind.value_counts().items())
 
 
-def _wmd_splits(record_dir: Path, dataset: str) -> int | None:
-    """WMD splits on record for ``dataset``: all of them when its result is there, else its split
-    checkpoints (``wmd/splits/<dataset>/split<k>.json``); None when it has neither."""
+def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
+    """WMD splits on record for ``dataset``: ``total`` when its result is there, else its split checkpoints
+    (``wmd/splits/<dataset>/split<k>.json``); None when it has neither."""
     if (record_dir / "wmd" / f"{dataset}.json").is_file():
-        return -1
+        return total
     done = list((record_dir / "wmd" / "splits" / dataset).glob("split*.json"))
     return len(done) if done else None
 
@@ -70,13 +70,15 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
             rows.append({"dataset": dataset, "model": model, "on_record": len(done), "protocol": len(paths),
                          "extra": extra, "train_hours": done["train_seconds"].sum() / 3600,
                          "remaining_hours": sum(missing) / 3600, "machines": _machines(done) if len(done) else ""})
-        splits = _wmd_splits(record_dir, dataset) if dataset in text else None
+        total = split_count(dataset, config)
+        splits = _wmd_splits(record_dir, dataset, total) if dataset in text else None
         if (splits is not None or dataset in planned_wmd) and (models is None or "wmd" in models):
-            total = split_count(dataset, config)
-            rows.append({"dataset": dataset, "model": "wmd", "on_record": total if splits == -1 else splits or 0,
+            rows.append({"dataset": dataset, "model": "wmd", "on_record": splits or 0,
                          "protocol": total, "extra": 0, "train_hours": float("nan"), "remaining_hours": float("nan"),
                          "machines": ""})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["budget"] = budget is not None
+    return out
 
 
 def progress_markdown(table: pd.DataFrame) -> str:
@@ -87,13 +89,14 @@ def progress_markdown(table: pd.DataFrame) -> str:
         on_record=("on_record", "sum"), protocol=("protocol", "sum"), train_hours=("train_hours", "sum"),
         remaining_hours=("remaining_hours", lambda h: h.sum(min_count=len(h))))     # NaN if any model lacks one
     totals["complete"] = totals["on_record"] == totals["protocol"]
-    rest = ""
-    if totals["remaining_hours"].notna().any():          # a budget was given
+    rest, hours = "", ["train_hours", "remaining_hours"]
+    if not table.attrs.get("budget"):
+        table, totals, hours = table.drop(columns="remaining_hours"), totals.drop(columns="remaining_hours"), hours[:1]
+    else:
         remaining = totals.loc[~totals["complete"], "remaining_hours"]
         known, unknown = remaining.dropna(), ", ".join(remaining.index[remaining.isna()])
         rest = (f", {known.sum():.1f} more by the budget" + (f" for {', '.join(known.index)}" if unknown else "")
                 if len(known) else "") + (f" ({unknown}: no estimate)" if unknown else "")
-    hours = ["train_hours", "remaining_hours"]
     shown = table.assign(**{c: [f"{h:.2f}" if h == h else "" for h in table[c]] for c in hours})
     totals = totals.assign(**{c: [f"{h:.2f}" if h == h else "" for h in totals[c]] for c in hours})
     return ("## Runs on record per dataset\n\n" + totals.reset_index().to_markdown(index=False)
