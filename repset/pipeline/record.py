@@ -3,7 +3,9 @@
 ``export_records`` packs ``results/runs/<dataset>/...`` into ``<out>/records/<dataset>.tar.gz`` (one
 archive per dataset, named in lower case; deterministic: sorted names, no timestamps, so an unchanged
 record set gives the same bytes), copies the dataset's WMD result (``results/wmd/<dataset>.json``) to
-``<out>/wmd/``, writes ``<out>/records/SHA256SUMS`` (``sha256sum -c`` format) and rebuilds
+``<out>/wmd/`` with its checkpoints (``results/wmd/splits/<dataset>/``: finished splits and the blocks of
+the split under way, so that a WMD search resumes in another session), writes
+``<out>/records/SHA256SUMS`` (``sha256sum -c`` format) and rebuilds
 ``<out>/runs.csv`` from every archive, one row per run. ``restore_records`` checks the archives against
 that manifest, decompresses each whole (gzip's CRC and length), parses every member as a record, and only
 then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
@@ -23,9 +25,11 @@ import gzip
 import io
 import json
 import os
+import shutil
 import tarfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from repset.io import atomic_path
@@ -35,6 +39,29 @@ from repset.pipeline.verify import add_verify_arguments, run_verify
 from repset.protocol.selection import records_frame
 
 __all__ = ["export_records", "restore_records", "runs_table", "RecordError", "MANIFEST"]
+
+def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
+    """The WMD checkpoints of ``dataset`` under ``wmd_dir/splits/<dataset>/`` (``split<k>.json`` of finished
+    splits, ``split<k>.blocks/*.npz`` of the one under way; :func:`~repset.pipeline.wmd.wmd_eval`), keyed by
+    their path below ``wmd_dir``; each is checked to parse (RecordError naming it)."""
+    folder = wmd_dir / "splits" / dataset
+    found = {}
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if not path.is_file() or path.suffix not in (".json", ".npz"):     # atomic writes in flight: *.part
+            continue
+        data = path.read_bytes()
+        try:
+            if path.suffix == ".json":
+                json.loads(data)
+            else:
+                with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                    z["key"], z["neighbours"]
+        except Exception as err:
+            raise RecordError(f"{path}: not a readable WMD checkpoint ({type(err).__name__}: {err}); "
+                              "delete it (its search redoes that part)") from None
+        found[str(path.relative_to(wmd_dir))] = data
+    return found
+
 
 def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False,
                     datasets: list[str] | None = None) -> list[Path]:
@@ -57,6 +84,10 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
                 except json.JSONDecodeError as err:
                     raise RecordError(f"{wmd}: not valid JSON ({err}); {RECOVER.format(path=wmd, folder=record_dir)}") from None
                 planned[runs_dir.parent / "wmd" / wmd.name] = wmd.read_bytes()
+            for name, data in _wmd_checkpoints(record_dir / "wmd", dataset).items():
+                target = runs_dir.parent / "wmd" / name
+                if not target.exists():     # a local checkpoint is as far along as the record's, or further
+                    planned[target] = data
     conflicts = [t for t, data in planned.items() if t.exists() and not overwrite and t.read_bytes() != data]
     if conflicts:
         raise RecordError(f"{len(conflicts)} local file(s) differ from the record, e.g. {conflicts[0]}; "
@@ -108,7 +139,9 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     existing_by_name = {a.name: m for a, m in existing.items()}
     packed: dict[str, bytes] = {}
     wmd_results: dict[str, bytes] = {}
+    checkpoints: dict[str, dict[str, bytes]] = {}
     for dataset in sorted(p.name for p in runs_dir.iterdir() if p.is_dir()):
+        checkpoints[dataset] = _wmd_checkpoints(runs_dir.parent / "wmd", dataset)
         members = _local_members(runs_dir, dataset)
         old = existing_by_name.get(archive_name(dataset), {})
         dropped = sorted(set(old) - set(members))
@@ -135,6 +168,8 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     for name, data in wmd_results.items():
         with atomic_path(out_dir / "wmd" / name) as tmp:
             tmp.write_bytes(data)
+    for dataset, found in checkpoints.items():
+        _write_checkpoints(out_dir / "wmd", dataset, found)
     archives = sorted((out_dir / "records").glob("*.tar.gz"))
     with atomic_path(out_dir / "records" / MANIFEST) as tmp:
         tmp.write_text("".join(f"{sha256_of(a.read_bytes())}  {a.name}\n" for a in archives))
@@ -142,6 +177,21 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     with atomic_path(out_dir / "runs.csv") as tmp:
         table.to_csv(tmp, index=False)
     return table
+
+
+def _write_checkpoints(wmd_dir: Path, dataset: str, found: dict[str, bytes]) -> None:
+    """Copy ``found`` checkpoints of ``dataset`` into ``wmd_dir`` (changed ones only); a split's blocks kept
+    there go once the split itself is among them (its search removed them). Nothing else is deleted: a
+    folder without checkpoints drops none of the record's."""
+    for name, data in found.items():
+        target = wmd_dir / name
+        if not (target.exists() and target.read_bytes() == data):
+            with atomic_path(target) as tmp:
+                tmp.write_bytes(data)
+    for done in (Path(n) for n in found if n.endswith(".json")):
+        blocks = wmd_dir / done.parent / f"{done.stem}.blocks"
+        if blocks.is_dir():
+            shutil.rmtree(blocks)
 
 
 def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:

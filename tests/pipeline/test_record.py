@@ -57,6 +57,51 @@ def test_export_then_restore_gives_the_same_files(runs, tmp_path):
     assert restore_records(tmp_path / "reproduction", fresh) == []                # nothing to do twice
 
 
+def _block(path, key="k"):
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        np.savez(f, key=np.array(key), neighbours=np.zeros((2, 3), dtype=np.int64), distances=np.ones((2, 3)),
+                 n_exact=np.array(4))
+
+
+def test_wmd_checkpoints_travel_with_the_record(runs, tmp_path):
+    """A WMD search's finished splits and the blocks of its split under way are exported and restored, so it
+    resumes in another session; once its split is finished, the record drops that split's blocks; a folder
+    without checkpoints drops none of the record's; an unreadable block is named."""
+    wmd = runs.parent / "wmd" / "splits" / "bbcsport"
+    wmd.mkdir(parents=True)
+    (wmd / "split0.json").write_text(json.dumps({"key": "a", "record": {"error": 0.1}}))
+    _block(wmd / "split1.blocks" / "test-K5-0-64.npz")
+    out = tmp_path / "reproduction"
+    export_records(runs, out)
+    assert files(out / "wmd" / "splits") == files(runs.parent / "wmd" / "splits")
+    fresh = tmp_path / "clone" / "results" / "runs"
+    restore_records(out, fresh)
+    assert files(fresh.parent / "wmd" / "splits") == files(runs.parent / "wmd" / "splits")
+    # the search goes on: split 1 finishes (its blocks removed), split 2 starts
+    (wmd / "split1.json").write_text(json.dumps({"key": "b", "record": {"error": 0.2}}))
+    (wmd / "split1.blocks" / "test-K5-0-64.npz").unlink()
+    (wmd / "split1.blocks").rmdir()
+    _block(wmd / "split2.blocks" / "val-K19-0-64.npz")
+    export_records(runs, out)
+    kept = {str(p) for p in files(out / "wmd" / "splits")}
+    assert kept == {"bbcsport/split0.json", "bbcsport/split1.json", "bbcsport/split2.blocks/val-K19-0-64.npz"}
+    # a restored clone keeps its own, further checkpoint; a runs folder without any drops none
+    restore_records(out, fresh)
+    assert (fresh.parent / "wmd" / "splits" / "bbcsport" / "split1.blocks" / "test-K5-0-64.npz").exists()
+    import shutil
+
+    shutil.rmtree(runs.parent / "wmd" / "splits")
+    export_records(runs, out)
+    assert {str(p) for p in files(out / "wmd" / "splits")} == kept
+    _block(wmd / "split2.blocks" / "val-K19-64-128.npz")
+    (wmd / "split2.blocks" / "val-K19-64-128.npz").write_bytes(b"PK not a zip")
+    with pytest.raises(RecordError, match="val-K19-64-128.npz: not a readable WMD checkpoint"):
+        export_records(runs, out)
+
+
 def test_archives_are_deterministic(runs, tmp_path):
     export_records(runs, tmp_path / "a")
     export_records(runs, tmp_path / "b")
