@@ -49,15 +49,16 @@ if [ -n "${VERIFY_ARGS:-}" ]; then
 fi
 left=$(( LIMIT - MARGIN - SECONDS ))
 hard=$(( LIMIT - 20 - SECONDS ))
+end_at=$(( $(date +%s) + hard - 5 ))   # the packs' --end as a clock time: their imports count too
 if [ -n "${GPU_JOBS:-}" ]; then
   echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, one worker, no new run after ${left} s"
   timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
-    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end "$(( hard - 5 ))" > "$OUT/gpu_runs.log" 2>&1 &
+    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end-at "$end_at" > "$OUT/gpu_runs.log" 2>&1 &
   gpu_pid=$!
 fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
 timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" \
-  --workers "$WORKERS" --deadline "$left" --end "$(( hard - 5 ))" > "$OUT/runs.log" 2>&1
+  --workers "$WORKERS" --deadline "$left" --end-at "$end_at" > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
 if [ -n "${gpu_pid:-}" ]; then

@@ -9,9 +9,9 @@ which must exist. Paths are the protocol's (:attr:`repset.protocol.jobs.Run.path
 repository root. ``--dataset`` names every missing record of a dataset's protocol. ``--workers N`` trains
 in N processes at ``--threads`` each (1, as the ``train`` rule), handing out a few runs at a time; after
 ``--deadline`` seconds no new run starts (the runs in progress finish), so a lease's time is not cut
-mid-run. ``--end`` (seconds: when the caller stops the driver) also holds back a run that would not
-finish by then, judged by the longest run of the same dataset, model and point finished so far in this
-call; shorter runs further down the list start instead. A run that fails is reported by path; the
+mid-run. ``--end`` (seconds: when the caller stops the driver; ``--end-at``: the same as a clock time)
+also holds back a run that would not finish by then, judged by the longest run of its record folder
+(dataset, model, point) finished so far in this call; shorter runs further down the list start instead. A run that fails is reported by path; the
 others go on, and the exit status is then 1.
 """
 from __future__ import annotations
@@ -178,8 +178,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
     parser.add_argument("--deadline", type=float, default=None, help="seconds after which no run starts")
     parser.add_argument("--end", type=float, default=None,
-                        help="seconds at which the driver will be stopped: no run starts that is not expected "
-                             "to finish by then (one run per task)")
+                        help="seconds (from the driver's start) at which it will be stopped: no run starts that "
+                             "is not expected to finish by then (one run per task)")
+    parser.add_argument("--end-at", type=float, default=None, metavar="UNIX_SECONDS",
+                        help="--end as a clock time (date +%%s), for a caller that times the whole process")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     with open(args.config) as f:
@@ -200,12 +202,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if not paths:
         parser.error("no records to train: name record paths or --dataset with missing records")
-    if args.workers <= 1 and args.deadline is None and args.end is None:
+    end = args.end_at - time.time() if args.end_at is not None else args.end
+    if args.workers <= 1 and args.deadline is None and end is None:
         set_threads(args.threads)
         train_paths(config, paths, args.force)
         return
-    result = train_parallel(config, paths, args.workers, args.threads, args.force, chunk=1 if args.end else 2,
-                            deadline=args.deadline, end=args.end)
+    result = train_parallel(config, paths, args.workers, args.threads, args.force, chunk=2 if end is None else 1,
+                            deadline=args.deadline, end=end)
     print(f"{len(result['written'])} written, {len(result['failed'])} failed, "
           f"{len(result['not_started'])} not started (deadline or end)")
     for path, error in result["failed"]:

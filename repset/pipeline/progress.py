@@ -34,7 +34,8 @@ def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
     (``wmd/splits/<dataset>/split<k>.json``); None when it has neither."""
     if (record_dir / "wmd" / f"{dataset}.json").is_file():
         return total
-    done = list((record_dir / "wmd" / "splits" / dataset).glob("split*.json"))
+    done = [p for p in (record_dir / "wmd" / "splits" / dataset).glob("split*.json")
+            if p.stem[len("split"):].isdigit() and int(p.stem[len("split"):]) < total]   # this protocol's splits
     return len(done) if done else None
 
 
@@ -81,6 +82,10 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
     return out
 
 
+def _hours(h: float) -> str:
+    return f"{h:.2f}" if pd.notna(h) else ""          # blank: no figure
+
+
 def progress_markdown(table: pd.DataFrame) -> str:
     """Per dataset: runs on record of the protocol's, training hours and the hours the budget gives the rest;
     then the dataset x model table (WMD counted in splits, not runs; blank hours: no figure)."""
@@ -97,8 +102,7 @@ def progress_markdown(table: pd.DataFrame) -> str:
         known, unknown = remaining.dropna(), ", ".join(remaining.index[remaining.isna()])
         rest = (f", {known.sum():.1f} more by the budget" + (f" for {', '.join(known.index)}" if unknown else "")
                 if len(known) else "") + (f" ({unknown}: no estimate)" if unknown else "")
-    shown = table.assign(**{c: [f"{h:.2f}" if h == h else "" for h in table[c]] for c in hours})
-    totals = totals.assign(**{c: [f"{h:.2f}" if h == h else "" for h in totals[c]] for c in hours})
+    shown, totals = (frame.assign(**{c: frame[c].map(_hours) for c in hours}) for frame in (table, totals))
     return ("## Runs on record per dataset\n\n" + totals.reset_index().to_markdown(index=False)
             + f"\n\nIn all: {int(runs_only['on_record'].sum()):,} of {int(runs_only['protocol'].sum()):,} protocol runs, "
             f"{runs_only['train_hours'].sum():.1f} training hours{rest}.\n\n## Per dataset and model\n\n"

@@ -25,7 +25,6 @@ import gzip
 import io
 import json
 import os
-import shutil
 import tarfile
 from pathlib import Path
 
@@ -40,6 +39,14 @@ from repset.protocol.selection import records_frame
 
 __all__ = ["export_records", "restore_records", "runs_table", "RecordError", "MANIFEST"]
 
+
+def _block_key(data: bytes) -> str:
+    """The search key a WMD block (``.npz``) was saved under; reads its arrays (an unreadable block raises)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        [z[name] for name in ("neighbours", "distances", "n_exact")]
+        return str(z["key"])
+
+
 def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
     """The WMD checkpoints of ``dataset`` under ``wmd_dir/splits/<dataset>/`` (``split<k>.json`` of finished
     splits, ``split<k>.blocks/*.npz`` of the one under way; :func:`~repset.pipeline.wmd.wmd_eval`), keyed by
@@ -49,13 +56,12 @@ def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
     for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
         if not path.is_file() or path.suffix not in (".json", ".npz"):     # atomic writes in flight: *.part
             continue
-        data = path.read_bytes()
         try:
-            if path.suffix == ".json":
-                json.loads(data)
-            else:
-                with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                    z["key"], z["neighbours"]
+            data = path.read_bytes()
+        except FileNotFoundError:     # its split finished meanwhile and the search removed its blocks
+            continue
+        try:
+            json.loads(data) if path.suffix == ".json" else _block_key(data)
         except Exception as err:
             raise RecordError(f"{path}: not a readable WMD checkpoint ({type(err).__name__}: {err}); "
                               "delete it (its search redoes that part)") from None
@@ -66,8 +72,9 @@ def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
 def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, overwrite: bool = False,
                     datasets: list[str] | None = None) -> list[Path]:
     """Unpack ``record_dir/records/*.tar.gz`` (only ``datasets``' archives when given) into ``runs_dir`` and
-    each dataset's ``record_dir/wmd/<dataset>.json`` into ``runs_dir/../wmd``. Every archive is checked
-    whole before anything is written; existing files are kept unless ``overwrite`` (a differing one raises).
+    each dataset's ``record_dir/wmd/<dataset>.json`` into ``runs_dir/../wmd``, with the WMD checkpoints the
+    folder lacks (``wmd/splits/<dataset>/``; a finished split's blocks not). Every archive is checked whole
+    before anything is written; existing files are kept unless ``overwrite`` (a differing one raises).
     Returns the files written.
 
     Snakemake takes a record as done when it is newer than its store: build the stores first."""
@@ -84,9 +91,15 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
                 except json.JSONDecodeError as err:
                     raise RecordError(f"{wmd}: not valid JSON ({err}); {RECOVER.format(path=wmd, folder=record_dir)}") from None
                 planned[runs_dir.parent / "wmd" / wmd.name] = wmd.read_bytes()
-            for name, data in _wmd_checkpoints(record_dir / "wmd", dataset).items():
+            kept = _wmd_checkpoints(record_dir / "wmd", dataset)
+            for name, data in kept.items():
+                blocks_of = Path(name).parent
+                if blocks_of.suffix == ".blocks":      # 'amazon/split2.blocks' -> its split 'amazon/split2.json'
+                    split = str(blocks_of.with_suffix(".json"))
+                    if split in kept or (runs_dir.parent / "wmd" / split).exists():
+                        continue                        # that split is finished: its blocks are read no more
                 target = runs_dir.parent / "wmd" / name
-                if not target.exists():     # a local checkpoint is as far along as the record's, or further
+                if not target.exists():                 # a local checkpoint is as far along, or further
                     planned[target] = data
     conflicts = [t for t, data in planned.items() if t.exists() and not overwrite and t.read_bytes() != data]
     if conflicts:
@@ -181,8 +194,9 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
 
 def _write_checkpoints(wmd_dir: Path, dataset: str, found: dict[str, bytes]) -> None:
     """Copy ``found`` checkpoints of ``dataset`` into ``wmd_dir`` (changed ones only); a split's blocks kept
-    there go once the split itself is among them (its search removed them). Nothing else is deleted: a
-    folder without checkpoints drops none of the record's."""
+    there go once the split itself is among them with the same search key (its search removed them).
+    Nothing else is deleted: a folder without checkpoints drops none of the record's. (Only datasets with a
+    runs folder are exported: a WMD search of a dataset without run records waits for them.)"""
     for name, data in found.items():
         target = wmd_dir / name
         if not (target.exists() and target.read_bytes() == data):
@@ -190,8 +204,12 @@ def _write_checkpoints(wmd_dir: Path, dataset: str, found: dict[str, bytes]) -> 
                 tmp.write_bytes(data)
     for done in (Path(n) for n in found if n.endswith(".json")):
         blocks = wmd_dir / done.parent / f"{done.stem}.blocks"
-        if blocks.is_dir():
-            shutil.rmtree(blocks)
+        key = json.loads(found[str(done)]).get("key")
+        for block in sorted(blocks.glob("*.npz")) if blocks.is_dir() else []:
+            if _block_key(block.read_bytes()) == key:     # that search's blocks: its split is kept whole now
+                block.unlink()
+        if blocks.is_dir() and not any(blocks.iterdir()):
+            blocks.rmdir()
 
 
 def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
@@ -226,8 +244,12 @@ def _status(args: argparse.Namespace) -> None:
                 merge_config(config, yaml.safe_load(f) or {})
         except OSError as err:
             raise RecordError(f"{name}: cannot read the config ({err.strerror})") from None
-    import pandas as pd
-
+        except yaml.YAMLError as err:
+            raise RecordError(f"{name}: not valid YAML ({err})") from None
+    unknown = sorted(set(args.model or []) - set(config.get("models", {})) - {"wmd"})
+    if unknown:
+        raise RecordError(f"--model {', '.join(unknown)}: not a model of the config (models: "
+                          f"{', '.join(config.get('models', {}))}, or wmd)")
     budget = pd.concat([pd.read_csv(name) for name in args.budget]) if args.budget else None
     text = progress_markdown(progress_table(args.record_dir, config, args.model, budget))
     if args.out:

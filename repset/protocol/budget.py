@@ -179,10 +179,12 @@ def expected_epochs(records: pd.DataFrame | None, dataset: str, model: str, boun
 
 
 def seconds_per_run(table: pd.DataFrame) -> dict[tuple[str, str, str], float]:
-    """A budget ``table``'s estimated seconds of one run per (dataset, model, point); a ``chosen`` run (trained
-    at the point its searched splits chose) at the mean of its model's points, as :func:`summarize` costs it."""
-    seconds = {(r.dataset, r.model, r.point): float(r.run_seconds) for r in table.itertuples()}
-    for (dataset, model), group in table.groupby(["dataset", "model"]):
+    """A budget ``table``'s estimated seconds of one run per (dataset, model, point) (rows without a figure
+    left out; of tables concatenated, the last row of a point counts); a ``chosen`` run (trained at the
+    point its searched splits chose) at the mean of its model's points, as :func:`summarize` costs it."""
+    rows = table.dropna(subset=["run_seconds"]).drop_duplicates(["dataset", "model", "point"], keep="last")
+    seconds = {(r.dataset, r.model, r.point): float(r.run_seconds) for r in rows.itertuples()}
+    for (dataset, model), group in rows.groupby(["dataset", "model"]):
         seconds[(dataset, model, CHOSEN)] = float(group["run_seconds"].mean())
     return seconds
 

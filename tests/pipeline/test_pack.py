@@ -120,7 +120,7 @@ def test_next_task_starts_the_first_run_expected_to_finish_by_the_end():
     assert pack.next_task([[f"{short}/split1_seed0.json", f"{short}/split2_seed0.json"]], 143.0, 150.0, longest) is None
 
 
-def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeypatch):
+def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeypatch, capsys):
     """One worker: the first run (its kind not seen yet) starts before ``end``; the second, whose kind took
     longer than the time left, does not; with time enough both are written."""
     from set_checks import tiny_text_store
@@ -131,10 +131,18 @@ def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeyp
     tiny_text_store(tmp_path / store_path("bbcsport", config))
     paths = [p for p in pack.missing_paths(config, ["bbcsport"]) if "/k2-m2/" in p]
     assert len(paths) == 2
-    result = pack.train_parallel(config, paths, workers=1, chunk=1, end=0.05)
+    # 1 s: time enough to start the first run; a worker's spawn (torch's import) alone takes longer
+    result = pack.train_parallel(config, paths, workers=1, chunk=1, end=1.0)
     assert result["written"] == paths[:1] and result["not_started"] == paths[1:]
     done = pack.train_parallel(config, paths, workers=1, chunk=1, end=3600.0)
     assert done["written"] == paths[1:] and done["not_started"] == []
+    # --end-at: a clock time already past starts nothing
+    import time
+
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    other = [p for p in pack.missing_paths(config, ["bbcsport"])][:1]
+    pack.main(["c.yaml", *other, "--workers", "1", "--end-at", str(time.time() - 1)])
+    assert "0 written, 0 failed, 1 not started (deadline or end)" in capsys.readouterr().out
 
 
 def test_longest_first_orders_by_the_budgets_seconds_per_run():

@@ -57,7 +57,7 @@ def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path
     missing_bbc = {p.split("/")[-2] for p in bbc[3:]}        # the one bbcsport run not on record
     assert hours[("bbcsport", "repset")] == pytest.approx((360.0 if missing_bbc == {"k2-m2"} else 720.0) / 3600)
     assert hours[("bbcsport", "nn_max")] == pytest.approx(1.0)                     # 2 runs of 1,800 s
-    # MUTAG: its grid's k2-m3 is not in the budget: no estimate (nor for the chosen runs, costed at the mean)
+    # MUTAG: its grid's k2-m3 is not in the budget: no estimate (its chosen runs have one: the budget's mean)
     assert hours.isna()[("MUTAG", "nn_max")] and hours.isna()[("twitter", "repset")]
     plain = progress.progress_markdown(progress.progress_table(folder, config))
     assert "remaining_hours" not in plain and "budget" not in plain             # no budget, no such column
@@ -78,5 +78,7 @@ def test_status_cli_writes_the_tables_and_names_a_missing_config(config, tmp_pat
     record.main(["status", str(folder), str(tmp_path / "c.yaml"), "--out", str(tmp_path / "status.md")])
     text = (tmp_path / "status.md").read_text()
     assert "In all: 0 of 33 protocol runs" in text and text.count("| MUTAG ") == 3   # its total, repset, nn_max
+    with pytest.raises(SystemExit, match="--model repsett: not a model of the config"):
+        record.main(["status", str(folder), str(tmp_path / "c.yaml"), "--model", "repsett"])
     with pytest.raises(SystemExit, match="nope.yaml: cannot read the config"):
         record.main(["status", str(folder), str(tmp_path / "nope.yaml")])

@@ -81,21 +81,30 @@ def test_wmd_checkpoints_travel_with_the_record(runs, tmp_path):
     restore_records(out, fresh)
     assert files(fresh.parent / "wmd" / "splits") == files(runs.parent / "wmd" / "splits")
     # the search goes on: split 1 finishes (its blocks removed), split 2 starts
-    (wmd / "split1.json").write_text(json.dumps({"key": "b", "record": {"error": 0.2}}))
+    (wmd / "split1.json").write_text(json.dumps({"key": "k", "record": {"error": 0.2}}))    # its blocks' key
     (wmd / "split1.blocks" / "test-K5-0-64.npz").unlink()
     (wmd / "split1.blocks").rmdir()
     _block(wmd / "split2.blocks" / "val-K19-0-64.npz")
     export_records(runs, out)
     kept = {str(p) for p in files(out / "wmd" / "splits")}
     assert kept == {"bbcsport/split0.json", "bbcsport/split1.json", "bbcsport/split2.blocks/val-K19-0-64.npz"}
-    # a restored clone keeps its own, further checkpoint; a runs folder without any drops none
+    # restore deletes nothing (the clone's dead split-1 block stays); a runs folder without checkpoints drops none
     restore_records(out, fresh)
+    assert (fresh.parent / "wmd" / "splits" / "bbcsport" / "split1.json").exists()
     assert (fresh.parent / "wmd" / "splits" / "bbcsport" / "split1.blocks" / "test-K5-0-64.npz").exists()
     import shutil
 
     shutil.rmtree(runs.parent / "wmd" / "splits")
     export_records(runs, out)
     assert {str(p) for p in files(out / "wmd" / "splits")} == kept
+    # blocks of another search (key) stay beside a finished split in the record, but a restore skips them
+    _block(wmd / "split0.blocks" / "test-K3-0-64.npz", key="older store")
+    export_records(runs, out)
+    assert (out / "wmd" / "splits" / "bbcsport" / "split0.blocks" / "test-K3-0-64.npz").exists()
+    other = tmp_path / "other" / "results" / "runs"
+    restore_records(out, other)
+    assert not (other.parent / "wmd" / "splits" / "bbcsport" / "split0.blocks").exists()
+    assert (other.parent / "wmd" / "splits" / "bbcsport" / "split2.blocks" / "val-K19-0-64.npz").exists()
     _block(wmd / "split2.blocks" / "val-K19-64-128.npz")
     (wmd / "split2.blocks" / "val-K19-64-128.npz").write_bytes(b"PK not a zip")
     with pytest.raises(RecordError, match="val-K19-64-128.npz: not a readable WMD checkpoint"):

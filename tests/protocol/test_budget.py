@@ -154,3 +154,18 @@ def test_records_against_the_estimate_per_dataset_model_and_cpu():
     assert got == {("repset", "AMD EPYC"): (2, 2.5), ("repset", "Xeon"): (1, 0.5),
                    ("deepsets", "not recorded"): (2, 2.0)}
     assert records_against_estimate(table, None).empty and records_against_estimate(table, records[["dataset"]]).empty
+
+
+def test_seconds_per_run_takes_the_last_table_and_costs_chosen_at_the_mean():
+    import pandas as pd
+
+    from repset.protocol.budget import seconds_per_run
+
+    first = pd.DataFrame({"dataset": ["MUTAG"] * 2, "model": ["repset"] * 2, "point": ["k10-m20", "k50-m100"],
+                          "run_seconds": [1.0, 9.0]})
+    second = pd.DataFrame({"dataset": ["MUTAG"] * 3, "model": ["repset"] * 3, "point": ["k10-m20", "k50-m100", "k20-m20"],
+                           "run_seconds": [2.0, 10.0, float("nan")]})
+    seconds = seconds_per_run(pd.concat([first, second]))
+    assert seconds[("MUTAG", "repset", "k10-m20")] == 2.0 and seconds[("MUTAG", "repset", "k50-m100")] == 10.0
+    assert ("MUTAG", "repset", "k20-m20") not in seconds                  # no figure, no estimate
+    assert seconds[("MUTAG", "repset", "chosen")] == 6.0
