@@ -206,7 +206,8 @@ def _write_checkpoints(wmd_dir: Path, dataset: str, found: dict[str, bytes]) -> 
         blocks = wmd_dir / done.parent / f"{done.stem}.blocks"
         key = json.loads(found[str(done)]).get("key")
         for block in sorted(blocks.glob("*.npz")) if blocks.is_dir() else []:
-            if _block_key(block.read_bytes()) == key:     # that search's blocks: its split is kept whole now
+            # a block's key is its split's key, then the search's method (repset.wmd.knn.wmd_knn)
+            if _block_key(block.read_bytes()).partition("|")[0] == key:   # that split's: it is kept whole now
                 block.unlink()
         if blocks.is_dir() and not any(blocks.iterdir()):
             blocks.rmdir()

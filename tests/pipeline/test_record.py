@@ -57,7 +57,7 @@ def test_export_then_restore_gives_the_same_files(runs, tmp_path):
     assert restore_records(tmp_path / "reproduction", fresh) == []                # nothing to do twice
 
 
-def _block(path, key="k"):
+def _block(path, key="k|wmd|True|train+val"):     # the split's key "k", then the search's method
     import numpy as np
 
     path.parent.mkdir(parents=True, exist_ok=True)
