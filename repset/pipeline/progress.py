@@ -30,13 +30,15 @@ def _machines(rows: pd.DataFrame) -> str:
 
 
 def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
-    """WMD splits on record for ``dataset``: ``total`` when its result is there, else its split checkpoints
-    (``wmd/splits/<dataset>/split<k>.json``); None when it has neither."""
+    """WMD splits on record for ``dataset``: ``total`` when its result is there, else its finished splits'
+    checkpoints (``wmd/splits/<dataset>/split<k>.json``, 0 with only blocks of one under way); None when it
+    has none of them."""
     if (record_dir / "wmd" / f"{dataset}.json").is_file():
         return total
-    done = [p for p in (record_dir / "wmd" / "splits" / dataset).glob("split*.json")
+    folder = record_dir / "wmd" / "splits" / dataset
+    done = [p for p in folder.glob("split*.json")
             if p.stem[len("split"):].isdigit() and int(p.stem[len("split"):]) < total]   # this protocol's splits
-    return len(done) if done else None
+    return len(done) if done or any(folder.glob("split*.blocks/*.npz")) else None      # blocks: under way
 
 
 def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str] | None = None,

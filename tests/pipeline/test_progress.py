@@ -38,6 +38,8 @@ def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path
                                             (bbc[2], 3600, "Intel Xeon"), (mutag[0], 7200, None), (outside, 99, None)])
     (folder / "wmd" / "splits" / "twitter").mkdir(parents=True)
     (folder / "wmd" / "splits" / "twitter" / "split1.json").write_text("{}")
+    (folder / "wmd" / "splits" / "MUTAG" / "split0.blocks").mkdir(parents=True)     # not a text dataset: no row
+    (folder / "wmd" / "splits" / "MUTAG" / "split0.blocks" / "val-K19-0-64.npz").write_bytes(b"")
     table = progress.progress_table(folder, config).set_index(["dataset", "model"])
     assert table.loc[("bbcsport", "repset"), ["on_record", "protocol", "extra"]].tolist() == [3, 4, 0]
     assert table.loc[("bbcsport", "repset"), "train_hours"] == pytest.approx(2.0)
@@ -49,6 +51,12 @@ def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path
     assert table.loc[("bbcsport", "wmd"), ["on_record", "protocol"]].tolist() == [0, 2]
     assert table.loc[("twitter", "wmd"), ["on_record", "protocol"]].tolist() == [1, 2]
     assert ("MUTAG", "wmd") not in table.index
+    blocks = folder / "wmd" / "splits" / "bbcsport" / "split0.blocks"               # a search under way
+    blocks.mkdir(parents=True)
+    (blocks / "test-K5-0-64.npz").write_bytes(b"")
+    config["wmd"]["datasets"] = []
+    assert progress.progress_table(folder, config).set_index(["dataset", "model"]).loc[("bbcsport", "wmd"), "on_record"] == 0
+    config["wmd"]["datasets"] = ["bbcsport"]
     (folder / "wmd" / "bbcsport.json").write_text(json.dumps({"splits": []}))
     assert progress.progress_table(folder, config).set_index(["dataset", "model"]).loc[("bbcsport", "wmd"), "on_record"] == 2
     budget = pd.DataFrame({"dataset": ["bbcsport"] * 3 + ["MUTAG"], "model": ["repset"] * 2 + ["nn_max", "repset"],
