@@ -38,7 +38,7 @@ from .train import train_pack
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["run_of_path", "train_paths", "merge_config", "missing_paths", "longest_first", "next_task", "train_parallel",
+__all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "longest_first", "next_task", "train_parallel",
            "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
@@ -72,6 +72,26 @@ def merge_config(config: dict, overlay: dict) -> dict:
             merge_config(config[key], value)
         else:
             config[key] = value
+    return config
+
+
+def load_config(path: str | os.PathLike, overlays: Sequence[str | os.PathLike] = ()) -> dict:
+    """The config at ``path`` with each of ``overlays`` merged in turn (:func:`merge_config`); a file that cannot
+    be read, is not valid YAML or is not a mapping raises ValueError naming it."""
+    import yaml
+
+    config: dict = {}
+    for name in [path, *overlays]:
+        try:
+            with open(name) as f:
+                loaded = yaml.safe_load(f)
+        except OSError as err:
+            raise ValueError(f"{name}: cannot read the config ({err.strerror})") from None
+        except yaml.YAMLError as err:
+            raise ValueError(f"{name}: not valid YAML ({err})") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ValueError(f"{name}: a config must be a mapping of keys, not a {type(loaded).__name__}")
+        merge_config(config, loaded or {})
     return config
 
 
@@ -160,8 +180,6 @@ def train_parallel(config: dict, paths: Sequence[str], workers: int, threads: in
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    import yaml
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config")
     parser.add_argument("records", nargs="*")
@@ -184,11 +202,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="--end as a clock time (date +%%s), for a caller that times the whole process")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    with open(args.config) as f:
-        config = yaml.safe_load(f)
-    for overlay in args.configfile:
-        with open(overlay) as f:
-            merge_config(config, yaml.safe_load(f) or {})
+    try:
+        config = load_config(args.config, args.configfile)
+    except ValueError as err:
+        parser.error(str(err))
     paths = list(args.records) + (missing_paths(config, args.dataset) if args.dataset else [])
     if args.paths_from:
         with open(args.paths_from) as f:

@@ -28,7 +28,6 @@ import os
 import tarfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from repset.io import atomic_path
@@ -36,15 +35,9 @@ from repset.pipeline.archive import (MANIFEST, RECOVER, RecordError, sha256_of, 
                                      checked_archives)
 from repset.pipeline.verify import add_verify_arguments, run_verify
 from repset.protocol.selection import records_frame
+from repset.wmd.blocks import blocks_folder, read_key, split_key_of, split_record
 
 __all__ = ["export_records", "restore_records", "runs_table", "RecordError", "MANIFEST"]
-
-
-def _block_key(data: bytes) -> str:
-    """The search key a WMD block (``.npz``) was saved under; reads its arrays (an unreadable block raises)."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        [z[name] for name in ("neighbours", "distances", "n_exact")]
-        return str(z["key"])
 
 
 def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
@@ -61,7 +54,7 @@ def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
         except FileNotFoundError:     # its split finished meanwhile and the search removed its blocks
             continue
         try:
-            json.loads(data) if path.suffix == ".json" else _block_key(data)
+            json.loads(data) if path.suffix == ".json" else read_key(data)
         except Exception as err:
             raise RecordError(f"{path}: not a readable WMD checkpoint ({type(err).__name__}: {err}); "
                               "delete it (its search redoes that part)") from None
@@ -95,7 +88,7 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
             for name, data in kept.items():
                 blocks_of = Path(name).parent
                 if blocks_of.suffix == ".blocks":      # 'amazon/split2.blocks' -> its split 'amazon/split2.json'
-                    split = str(blocks_of.with_suffix(".json"))
+                    split = str(split_record(blocks_of))
                     if split in kept or (runs_dir.parent / "wmd" / split).exists():
                         continue                        # that split is finished: its blocks are read no more
                 target = runs_dir.parent / "wmd" / name
@@ -203,11 +196,10 @@ def _write_checkpoints(wmd_dir: Path, dataset: str, found: dict[str, bytes]) -> 
             with atomic_path(target) as tmp:
                 tmp.write_bytes(data)
     for done in (Path(n) for n in found if n.endswith(".json")):
-        blocks = wmd_dir / done.parent / f"{done.stem}.blocks"
+        blocks = blocks_folder(wmd_dir / done)
         key = json.loads(found[str(done)]).get("key")
         for block in sorted(blocks.glob("*.npz")) if blocks.is_dir() else []:
-            # a block's key is its split's key, then the search's method (repset.wmd.knn.wmd_knn)
-            if _block_key(block.read_bytes()).partition("|")[0] == key:   # that split's: it is kept whole now
+            if split_key_of(read_key(block)) == key:      # that split's: it is kept whole now
                 block.unlink()
         if blocks.is_dir() and not any(blocks.iterdir()):
             blocks.rmdir()
@@ -233,20 +225,13 @@ def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
 
 
 def _status(args: argparse.Namespace) -> None:
-    import yaml
-
-    from repset.pipeline.pack import merge_config
+    from repset.pipeline.pack import load_config
     from repset.pipeline.progress import progress_markdown, progress_table
 
-    config = {}
-    for name in [args.config, *args.configfile]:
-        try:
-            with open(name) as f:
-                merge_config(config, yaml.safe_load(f) or {})
-        except OSError as err:
-            raise RecordError(f"{name}: cannot read the config ({err.strerror})") from None
-        except yaml.YAMLError as err:
-            raise RecordError(f"{name}: not valid YAML ({err})") from None
+    try:
+        config = load_config(args.config, args.configfile)
+    except ValueError as err:
+        raise RecordError(str(err)) from None
     unknown = sorted(set(args.model or []) - set(config.get("models", {})) - {"wmd"})
     if unknown:
         raise RecordError(f"--model {', '.join(unknown)}: not a model of the config (models: "

@@ -13,6 +13,7 @@ from repset.datasets.store import load_collection
 from repset.io import write_json
 from repset.protocol.plan import split_count
 from repset.provenance import provenance
+from repset.wmd.blocks import blocks_folder
 from repset.wmd.distance import docs_from_ragged
 from repset.wmd.knn import wmd_knn
 
@@ -59,7 +60,7 @@ def wmd_eval(store: str, dataset: str, config: dict, out: str, n_jobs: int = 1,
             continue
         docs = {p: docs_from_ragged(coll.element_ids, coll.offsets, coll.counts, split[p]) for p in ("train", "val", "test")}
         labels = {p: coll.labels[split[p]] for p in ("train", "val", "test")}
-        blocks = folder / f"split{k}.blocks" if folder is not None else None
+        blocks = blocks_folder(folder / f"split{k}.json") if folder is not None else None
         result = wmd_knn(docs["train"], labels["train"], docs["test"], coll.vectors, range(1, 20),
                          val_docs=docs["val"], val_labels=labels["val"], test_labels=labels["test"], n_jobs=n_jobs,
                          blocks_dir=blocks, blocks_key=key)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from repset.wmd.blocks import BLOCK, BlockStore
+from repset.wmd.blocks import BLOCK, BlockStore, search_key
 from repset.wmd.distance import _as_embeddings, _emd, _euclid, _sq_norms, normalize_doc
 
 __all__ = ["METHODS", "VOTES", "knn_predict", "wmd_knn"]
@@ -308,7 +308,7 @@ def wmd_knn(train_docs: Sequence, train_labels, test_docs: Sequence, embeddings,
         raise ValueError("test_labels and test_docs differ in length")
     classes, codes = np.unique(np.concatenate([y_train, y_val]), return_inverse=True)
     c_train, c_val = codes[: len(train)], codes[len(train):]
-    blocks = None if blocks_dir is None else BlockStore(blocks_dir, f"{blocks_key}|{method}|{prune}|{final_pool}")
+    blocks = None if blocks_dir is None else BlockStore(blocks_dir, search_key(blocks_key, method, prune, final_pool))
 
     pruning, phase_seconds = {}, {}
     val_errors: dict[int, float] = {}

@@ -174,3 +174,23 @@ def test_overlays_merge_as_snakemakes_configfile():
     assert merged["models"]["repset_init_small"]["grid"] == merged["models"]["repset"]["grid"]
     assert merged["models"]["repset_init_small"]["options"] == {"init": "small"}
     assert pack.run_of_path(merged, "results/runs/MUTAG/repset_init_small/k10-m20/split3_seed0.json").model == "repset_init_small"
+
+
+def test_load_config_merges_overlays_in_order_and_names_a_bad_file(tmp_path, capsys):
+    (tmp_path / "base.yaml").write_text("seed: 0\nmodels: {repset: {grid: {n: [1]}}}\n")
+    (tmp_path / "a.yaml").write_text("seed: 1\nmodels: {repset: {options: {init: small}}}\n")
+    (tmp_path / "b.yaml").write_text("seed: 2\n")
+    (tmp_path / "empty.yaml").write_text("")
+    config = pack.load_config(tmp_path / "base.yaml", [tmp_path / "a.yaml", tmp_path / "b.yaml", tmp_path / "empty.yaml"])
+    assert config == {"seed": 2, "models": {"repset": {"grid": {"n": [1]}, "options": {"init": "small"}}}}
+    with pytest.raises(ValueError, match="missing.yaml: cannot read the config"):
+        pack.load_config(tmp_path / "base.yaml", [tmp_path / "missing.yaml"])
+    (tmp_path / "bad.yaml").write_text("seed: [1\n")
+    with pytest.raises(ValueError, match="bad.yaml: not valid YAML"):
+        pack.load_config(tmp_path / "bad.yaml")
+    (tmp_path / "list.yaml").write_text("- seed\n")
+    with pytest.raises(ValueError, match="list.yaml: a config must be a mapping"):
+        pack.load_config(tmp_path / "base.yaml", [tmp_path / "list.yaml"])
+    with pytest.raises(SystemExit):                       # the CLI names the file too
+        pack.main([str(tmp_path / "bad.yaml"), "--list"])
+    assert "bad.yaml: not valid YAML" in capsys.readouterr().err
