@@ -13,7 +13,7 @@ from repset.datasets.store import load_store
 from repset.io import atomic_path, write_json
 from repset.pipeline.config import check_device
 from repset.protocol.jobs import CHOSEN, Run
-from repset.protocol.selection import aggregate, records_frame, select, selected_point
+from repset.protocol.selection import aggregate, records_frame, select, selected_point, training_paths
 from repset.provenance import provenance
 from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
@@ -113,17 +113,23 @@ def grid_choice(record_files: Sequence[str | os.PathLike], out: str | os.PathLik
     return result
 
 
-def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_csv, summary_csv) -> pd.DataFrame:
-    """All run records -> every run, the validation-selected run per split, mean/std per dataset and model.
-    No records (a config naming no dataset or model): ValueError, not three empty tables."""
+def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_csv, summary_csv,
+                   training_csv: str | os.PathLike | None = None) -> pd.DataFrame:
+    """All run records -> every run, the validation-selected run per split, mean/std per dataset and model, and
+    (``training_csv``) how they were trained (:func:`~repset.protocol.selection.training_paths`). No records (a
+    config naming no dataset or model): ValueError, not empty tables."""
     run_files = list(run_files)
     if not run_files:
         raise ValueError("no run records to aggregate: the config names no dataset to train on (datasets.text, "
                          "datasets.graph) or no model (models); list at least one of each")
-    frame = records_frame(read_record(p) for p in run_files)
+    records = [read_record(p) for p in run_files]
+    frame = records_frame(records)
     chosen = select(frame)
     summary = aggregate(chosen)
-    for table, path in ((frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)):
+    tables = [(frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)]
+    if training_csv is not None:
+        tables.append((training_paths(records), training_csv))
+    for table, path in tables:
         with atomic_path(path) as tmp:
             table.to_csv(tmp, index=False)
     return summary

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "select", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS",
-           "SUMMARY_COLUMNS"]
+__all__ = ["records_frame", "training_paths", "select", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS",
+           "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
 FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val_loss", "test_error",
@@ -18,6 +18,8 @@ FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val
 #: the columns of :func:`aggregate` (also of an empty one)
 SUMMARY_COLUMNS = ("dataset", "model", "test_error_mean", "test_error_std", "test_accuracy_mean",
                    "test_accuracy_std", "splits", "repetitions", "std_over", "epoch_seconds", "points")
+#: the columns of :func:`training_paths`
+TRAINING_COLUMNS = ("dataset", "distinct_elements", "max_elements", "device", "runs")
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -32,6 +34,25 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+
+
+def training_paths(records: Iterable[dict]) -> pd.DataFrame:
+    """How the runs were trained, as their records say (``train_config``): one row per dataset and training
+    path (``distinct_elements``, ``max_elements``, ``device``) with its count of runs (:data:`TRAINING_COLUMNS`).
+    A record without ``distinct_elements`` or ``max_elements`` predates the option: its code had only padded
+    batches (False) and no element bound (None)."""
+    import pandas as pd
+
+    counts: dict[tuple, int] = {}
+    for r in records:
+        config = r["train_config"]
+        key = (r["dataset"], bool(config.get("distinct_elements", False)), config.get("max_elements"),
+               str(config.get("device", "cpu")))
+        counts[key] = counts.get(key, 0) + 1
+    rows = [(*key, n) for key, n in sorted(counts.items(), key=lambda kv: tuple(map(str, kv[0])))]
+    frame = pd.DataFrame(rows, columns=list(TRAINING_COLUMNS))
+    frame["max_elements"] = frame["max_elements"].astype("Int64")
+    return frame
 
 
 def select(frame: pd.DataFrame) -> pd.DataFrame:

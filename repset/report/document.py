@@ -209,6 +209,23 @@ def _variant_section(comp: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
+def recorded_training(training: pd.DataFrame) -> str:
+    """One Setup line from :func:`~repset.protocol.selection.training_paths`: the datasets on each training path
+    (with their runs on it) and the runs per device, as the records say (the config's ``train`` names one path,
+    for new runs only)."""
+    def path_name(distinct: bool, bound) -> str:
+        batches = "each batch's distinct elements" if distinct else "padded batches"
+        return f"{batches}, " + ("no element bound" if pd.isna(bound) else f"at most {int(bound):,} elements per batch")
+
+    groups = training.groupby(["distinct_elements", "max_elements"], dropna=False, sort=True)
+    paths = "; ".join(f"{path_name(distinct, bound)}: "
+                      + ", ".join(f"{d} ({n:,})" for d, n in frame.groupby("dataset", sort=False)["runs"].sum().items())
+                      for (distinct, bound), frame in groups)
+    devices = training.groupby("device")["runs"].sum()
+    return (f"- training as recorded (the runs' `train_config`): {paths}; runs per device: "
+            + ", ".join(f"{device} {n:,}" for device, n in devices.items()))
+
+
 def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:
     """How REPORT.md names the config files ``paths`` (relative ones are relative to the working
     directory): POSIX paths relative to the repository ``root``; a file outside it by its name, marked
@@ -227,11 +244,13 @@ def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLik
 
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
-                 configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None) -> Path:
+                 configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None,
+                 training: pd.DataFrame | None = None) -> Path:
     """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
     setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
     markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
-    in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma."""
+    in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma.
+    ``training``: :func:`~repset.protocol.selection.training_paths` of the runs, shown in the setup."""
     comp = comparison(ours)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
     differences = protocol_differences(config)
@@ -252,6 +271,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         f"- training: {config['train']}"
         + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
         + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),
+        *([] if training is None or training.empty else [recorded_training(training)]),
         "- model selection: per split, the grid point with the lowest validation error (then loss)"
         + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
            "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",

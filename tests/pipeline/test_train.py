@@ -54,9 +54,13 @@ def test_train_aggregate_report(setup):
     assert saved["provenance"]["config"]["options"]["solver"] == config["solver"]
     assert (saved["dataset"], saved["model"], saved["split"], saved["point"], saved["seed"]) == ("bbcsport", "repset", 0, "k2-m3", 0)
     assert saved["store"] == str(store) and saved["grid_choice"] is None
-    summary = aggregate_runs(files, tmp / "runs.csv", tmp / "sel.csv", tmp / "sum.csv")
+    summary = aggregate_runs(files, tmp / "runs.csv", tmp / "sel.csv", tmp / "sum.csv", tmp / "training.csv")
     assert sorted(summary["model"]) == ["approx_repset", "repset"] and (summary["splits"] == 2).all()
     assert len(pd.read_csv(tmp / "runs.csv")) == 6 and len(pd.read_csv(tmp / "sel.csv")) == 4
+    training = pd.read_csv(tmp / "training.csv", dtype={"max_elements": "Int64"})   # one path, as each record says
+    recorded = saved["train_config"]
+    assert training.to_dict("records") == [{"dataset": "bbcsport", "distinct_elements": recorded["distinct_elements"],
+                                            "max_elements": recorded["max_elements"], "device": "cpu", "runs": 6}]
     ours = ours_long(summary)
     tables = result_tables(ours, tmp, ["bbcsport"], ["MUTAG"])
     assert "RepSet" in tables["text"].index and "S-WMD (reported)" in tables["text"].index
@@ -64,9 +68,10 @@ def test_train_aggregate_report(setup):
     comp = comparison(ours)
     assert set(comp["method"]) == {"RepSet", "ApproxRepSet"} and comp["mean_paper"].notna().all()
     report = write_report(tmp / "REPORT.md", config=config, ours=ours, tables=tables,
-                          store_metas={"bbcsport.test": {"vectors": "test"}})
+                          store_metas={"bbcsport.test": {"vectors": "test"}}, training=training)
     text = report.read_text()
     assert "## Paper vs reproduced" in text and "RepSet" in text and "config sha256" in text
+    assert "- training as recorded (the runs' `train_config`): " in text and "runs per device: cpu 6" in text
 
 
 #: what differs between two runs of the same job: wall-clock timings and where the record was made

@@ -5,7 +5,7 @@ import yaml
 from repo_paths import ROOT
 
 from repset.protocol.jobs import runs
-from repset.protocol.selection import aggregate, records_frame, select, selected_point
+from repset.protocol.selection import TRAINING_COLUMNS, aggregate, records_frame, select, selected_point, training_paths
 
 
 def test_select_and_aggregate():
@@ -77,3 +77,17 @@ def test_no_records_give_empty_tables_with_their_columns():
     summary = aggregate(chosen)
     assert summary.empty and {"dataset", "model", "test_error_mean", "test_accuracy_std", "splits",
                               "std_over", "points"} <= set(summary.columns)
+
+
+def test_training_paths_count_the_runs_of_each_recorded_path_per_dataset():
+    def record(dataset, **train):
+        return {"dataset": dataset, "train_config": {"seed": 0, **train}}
+
+    records = [record("bbcsport"), record("bbcsport", distinct_elements=False, max_elements=None),   # the same path
+               record("MUTAG", distinct_elements=True, max_elements=65536),
+               record("MUTAG", distinct_elements=True, max_elements=65536, device="cuda"),
+               record("MUTAG", distinct_elements=True, max_elements=65536, device="cpu")]
+    table = training_paths(records)
+    assert list(table.columns) == list(TRAINING_COLUMNS)
+    assert table.astype(object).where(table.notna(), None).values.tolist() == [
+        ["MUTAG", True, 65536, "cpu", 2], ["MUTAG", True, 65536, "cuda", 1], ["bbcsport", False, None, "cpu", 2]]

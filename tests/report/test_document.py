@@ -1,10 +1,11 @@
 """REPORT.md says how it was produced and how far its config is from the paper's protocol."""
 import copy
 
+import pandas as pd
 import yaml
 from repo_paths import ROOT
 
-from repset.report.document import config_file_names, protocol_differences
+from repset.report.document import config_file_names, protocol_differences, recorded_training
 
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
@@ -159,3 +160,13 @@ def test_approx_repset_init_small_stands_for_the_papers_approx_repset():
     against = variants_against_paper(comparison(ours)).set_index("method")
     assert against.loc["ApproxRepSet (init small)", "beats the paper"] == "yes"
     assert against.loc["ApproxRepSet (init small)", "ours, paper method"] == p - 2
+
+
+def test_the_setup_names_each_recorded_training_path_and_the_runs_per_device():
+    training = pd.DataFrame({"dataset": ["amazon", "bbcsport", "MUTAG", "MUTAG"], "distinct_elements": [False, False, True, True],
+                             "max_elements": pd.array([None, None, 65536, 65536], dtype="Int64"),
+                             "device": ["cpu", "cpu", "cpu", "cuda"], "runs": [145, 145, 1658, 1242]})
+    assert recorded_training(training) == (
+        "- training as recorded (the runs' `train_config`): padded batches, no element bound: amazon (145), bbcsport (145); "
+        "each batch's distinct elements, at most 65,536 elements per batch: MUTAG (2,900); runs per device: cpu 1,948, "
+        "cuda 1,242")

@@ -80,6 +80,7 @@ rule sensitivity:
 rule report:
     input:
         summary=rules.aggregate.output.summary,
+        training=rules.aggregate.output.training,
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
         stores=[store_path(d, config) for d in DATASETS],
         tables=rules.result_tables.output,

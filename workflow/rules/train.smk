@@ -109,6 +109,7 @@ rule aggregate:
         runs="results/aggregate/runs.csv",
         selected="results/aggregate/selected.csv",
         summary="results/aggregate/summary.csv",
+        training="results/aggregate/training.csv",     # how the runs were trained, as their records say
     log:
         "logs/aggregate.log",
     conda:

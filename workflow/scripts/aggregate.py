@@ -6,4 +6,4 @@ from repset.pipeline.train import aggregate_runs
 
 with job_log(snakemake.log[0]):
     out = snakemake.output
-    logging.info("\n%s", aggregate_runs(snakemake.input.runs, out.runs, out.selected, out.summary).to_string())
+    logging.info("\n%s", aggregate_runs(snakemake.input.runs, out.runs, out.selected, out.summary, out.training).to_string())

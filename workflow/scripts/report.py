@@ -22,4 +22,5 @@ with job_log(snakemake.log[0]):
     write_report(snakemake.output.report, config=snakemake.config, ours=ours, tables=tables, store_metas=metas,
                  extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
                  configfiles=snakemake.params.configfiles,
-                 notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None)
+                 notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None,
+                 training=pd.read_csv(snakemake.input.training, dtype={"max_elements": "Int64"}))
