@@ -83,10 +83,12 @@ def load_config(path: str | os.PathLike, overlays: Sequence[str | os.PathLike] =
     config: dict = {}
     for name in [path, *overlays]:
         try:
-            with open(name) as f:
+            with open(name, encoding="utf-8") as f:
                 loaded = yaml.safe_load(f)
         except OSError as err:
             raise ValueError(f"{name}: cannot read the config ({err.strerror})") from None
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
         except yaml.YAMLError as err:
             raise ValueError(f"{name}: not valid YAML ({err})") from None
         if loaded is not None and not isinstance(loaded, dict):

@@ -122,13 +122,21 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
     if not run_files:
         raise ValueError("no run records to aggregate: the config names no dataset to train on (datasets.text, "
                          "datasets.graph) or no model (models); list at least one of each")
-    records = [read_record(p) for p in run_files]
-    frame = records_frame(records)
+    paths: list[dict] = []        # what training_paths reads of each record, not the whole record
+
+    def read_all():
+        for path in run_files:
+            record = read_record(path)
+            paths.append({"dataset": record["dataset"], "train_config": record["train_config"],
+                          "store_meta": {"layout": (record.get("store_meta") or {}).get("layout")}})
+            yield record
+
+    frame = records_frame(read_all())
     chosen = select(frame)
     summary = aggregate(chosen)
     tables = [(frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)]
     if training_csv is not None:
-        tables.append((training_paths(records), training_csv))
+        tables.append((training_paths(paths), training_csv))
     for table, path in tables:
         with atomic_path(path) as tmp:
             table.to_csv(tmp, index=False)

@@ -13,7 +13,7 @@ from repset.datasets.store import load_collection
 from repset.io import write_json
 from repset.protocol.plan import split_count
 from repset.provenance import provenance
-from repset.wmd.blocks import blocks_folder
+from repset.wmd.blocks import blocks_folder, split_record_path
 from repset.wmd.distance import docs_from_ragged
 from repset.wmd.knn import wmd_knn
 
@@ -30,7 +30,7 @@ def split_key(store_sha256: str, split: dict[str, np.ndarray]) -> str:
 
 def _finished_split(checkpoints: Path | None, k: int, key: str) -> dict | None:
     """Split ``k``'s record from an earlier, interrupted job when its inputs were these (else None)."""
-    path = checkpoints / f"split{k}.json" if checkpoints else None
+    path = split_record_path(checkpoints, k) if checkpoints else None
     if path is None or not path.is_file():
         return None
     saved = json.loads(path.read_text())
@@ -60,7 +60,7 @@ def wmd_eval(store: str, dataset: str, config: dict, out: str, n_jobs: int = 1,
             continue
         docs = {p: docs_from_ragged(coll.element_ids, coll.offsets, coll.counts, split[p]) for p in ("train", "val", "test")}
         labels = {p: coll.labels[split[p]] for p in ("train", "val", "test")}
-        blocks = blocks_folder(folder / f"split{k}.json") if folder is not None else None
+        blocks = blocks_folder(split_record_path(folder, k)) if folder is not None else None
         result = wmd_knn(docs["train"], labels["train"], docs["test"], coll.vectors, range(1, 20),
                          val_docs=docs["val"], val_labels=labels["val"], test_labels=labels["test"], n_jobs=n_jobs,
                          blocks_dir=blocks, blocks_key=key)
@@ -68,7 +68,7 @@ def wmd_eval(store: str, dataset: str, config: dict, out: str, n_jobs: int = 1,
                         "runtime_seconds": result["runtime_seconds"], "fraction_exact": result["fraction_exact"],
                         "val_errors": result["val_errors"]})
         if folder is not None:
-            write_json(folder / f"split{k}.json", {"key": key, "record": records[-1]})
+            write_json(split_record_path(folder, k), {"key": key, "record": records[-1]})
             shutil.rmtree(blocks, ignore_errors=True)
         log.info("split %d: error %.4f k=%d %.1fs", k, result["error"], result["k"], result["runtime_seconds"])
     errors = np.array([r["error"] for r in records])

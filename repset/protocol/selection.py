@@ -19,7 +19,7 @@ FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val
 SUMMARY_COLUMNS = ("dataset", "model", "test_error_mean", "test_error_std", "test_accuracy_mean",
                    "test_accuracy_std", "splits", "repetitions", "std_over", "epoch_seconds", "points")
 #: the columns of :func:`training_paths`
-TRAINING_COLUMNS = ("dataset", "distinct_elements", "max_elements", "device", "runs")
+TRAINING_COLUMNS = ("dataset", "distinct_elements", "ragged", "max_elements", "device", "runs")
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -37,20 +37,24 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
 
 
 def training_paths(records: Iterable[dict]) -> pd.DataFrame:
-    """How the runs were trained, as their records say (``train_config``): one row per dataset and training
-    path (``distinct_elements``, ``max_elements``, ``device``) with its count of runs (:data:`TRAINING_COLUMNS`).
-    A record without ``distinct_elements`` or ``max_elements`` predates the option: its code had only padded
-    batches (False) and no element bound (None)."""
+    """How the runs were trained, as their records say: one row per dataset and training path with its count of
+    runs (:data:`TRAINING_COLUMNS`). ``distinct_elements``: the path taken, i.e. the option on (``train_config``)
+    and a store with element ids (``store_meta.layout``; the matching layers then train on each batch's distinct
+    elements; a store of values, as the graphs', pads whatever the option says). ``ragged``, ``max_elements``:
+    the options. A record without one of them predates it (:data:`repset.provenance.LEGACY_DEFAULTS`)."""
     import pandas as pd
+
+    from repset.provenance import LEGACY_DEFAULTS
 
     counts: dict[tuple, int] = {}
     for r in records:
-        config = r["train_config"]
-        key = (r["dataset"], bool(config.get("distinct_elements", False)), config.get("max_elements"),
-               str(config.get("device", "cpu")))
+        config = {**LEGACY_DEFAULTS, **r["train_config"]}
+        layout = (r.get("store_meta") or {}).get("layout") or ""
+        key = (r["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
+               bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
         counts[key] = counts.get(key, 0) + 1
-    rows = [(*key, n) for key, n in sorted(counts.items(), key=lambda kv: tuple(map(str, kv[0])))]
-    frame = pd.DataFrame(rows, columns=list(TRAINING_COLUMNS))
+    order = sorted(counts, key=lambda k: (k[0], k[1], k[2], k[3] is not None, k[3] or 0, k[4]))
+    frame = pd.DataFrame([(*key, counts[key]) for key in order], columns=list(TRAINING_COLUMNS))
     frame["max_elements"] = frame["max_elements"].astype("Int64")
     return frame
 

@@ -213,17 +213,25 @@ def recorded_training(training: pd.DataFrame) -> str:
     """One Setup line from :func:`~repset.protocol.selection.training_paths`: the datasets on each training path
     (with their runs on it) and the runs per device, as the records say (the config's ``train`` names one path,
     for new runs only)."""
-    def path_name(distinct: bool, bound) -> str:
-        batches = "each batch's distinct elements" if distinct else "padded batches"
-        return f"{batches}, " + ("no element bound" if pd.isna(bound) else f"at most {int(bound):,} elements per batch")
+    def path_name(distinct: bool, ragged: bool, bound) -> str:
+        return ", ".join(["each batch's distinct elements (matching layers)" if distinct else "padded batches",
+                          *(["ragged (groups of similar size)"] if ragged else []),
+                          "no element bound" if pd.isna(bound) else f"at most {int(bound):,} elements per batch"])
 
-    groups = training.groupby(["distinct_elements", "max_elements"], dropna=False, sort=True)
-    paths = "; ".join(f"{path_name(distinct, bound)}: "
+    groups = training.groupby(["distinct_elements", "ragged", "max_elements"], dropna=False, sort=True)
+    paths = "; ".join(f"{path_name(*key)}: "
                       + ", ".join(f"{d} ({n:,})" for d, n in frame.groupby("dataset", sort=False)["runs"].sum().items())
-                      for (distinct, bound), frame in groups)
+                      for key, frame in groups)
     devices = training.groupby("device")["runs"].sum()
-    return (f"- training as recorded (the runs' `train_config`): {paths}; runs per device: "
+    return (f"- training as recorded (the runs' `train_config` and store): {paths}; runs per device: "
             + ", ".join(f"{device} {n:,}" for device, n in devices.items()))
+
+
+def read_training(path: str | os.PathLike) -> pd.DataFrame:
+    """``results/aggregate/training.csv`` as :func:`~repset.protocol.selection.training_paths` wrote it (names
+    such as "NA" stay names; an empty ``max_elements`` is no bound)."""
+    return pd.read_csv(path, keep_default_na=False, na_values={"max_elements": [""]},
+                       dtype={"dataset": str, "device": str, "max_elements": "Int64"})
 
 
 def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:

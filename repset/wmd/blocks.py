@@ -20,7 +20,8 @@ import numpy as np
 
 from repset.io import atomic_path
 
-__all__ = ["BLOCK", "BlockStore", "search_key", "split_key_of", "read_key", "blocks_folder", "split_record"]
+__all__ = ["BLOCK", "BlockStore", "search_key", "split_key_of", "read_key", "split_record_path", "blocks_folder",
+           "split_record"]
 
 #: queries per block (20NG: ~3 s each on one core, so a block is a few minutes of work)
 BLOCK = 64
@@ -45,6 +46,11 @@ def _read(source: str | os.PathLike | bytes) -> tuple[str, np.ndarray, np.ndarra
 def read_key(source: str | os.PathLike | bytes) -> str:
     """The key a block (its path or bytes) was saved under; all its arrays are read (an unreadable block raises)."""
     return _read(source)[0]
+
+
+def split_record_path(folder: str | os.PathLike, k: int) -> Path:
+    """``folder/split<k>.json``: where split ``k``'s finished search is kept."""
+    return Path(folder) / f"split{k}.json"
 
 
 def blocks_folder(split_record: str | os.PathLike) -> Path:

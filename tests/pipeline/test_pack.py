@@ -191,6 +191,9 @@ def test_load_config_merges_overlays_in_order_and_names_a_bad_file(tmp_path, cap
     (tmp_path / "list.yaml").write_text("- seed\n")
     with pytest.raises(ValueError, match="list.yaml: a config must be a mapping"):
         pack.load_config(tmp_path / "base.yaml", [tmp_path / "list.yaml"])
+    (tmp_path / "latin1.yaml").write_bytes("seed: 1  # caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="latin1.yaml: not UTF-8 text"):
+        pack.load_config(tmp_path / "base.yaml", [tmp_path / "latin1.yaml"])
     with pytest.raises(SystemExit):                       # the CLI names the file too
         pack.main([str(tmp_path / "bad.yaml"), "--list"])
     assert "bad.yaml: not valid YAML" in capsys.readouterr().err

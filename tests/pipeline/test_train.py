@@ -59,8 +59,10 @@ def test_train_aggregate_report(setup):
     assert len(pd.read_csv(tmp / "runs.csv")) == 6 and len(pd.read_csv(tmp / "sel.csv")) == 4
     training = pd.read_csv(tmp / "training.csv", dtype={"max_elements": "Int64"})   # one path, as each record says
     recorded = saved["train_config"]
-    assert training.to_dict("records") == [{"dataset": "bbcsport", "distinct_elements": recorded["distinct_elements"],
-                                            "max_elements": recorded["max_elements"], "device": "cpu", "runs": 6}]
+    taken = recorded["distinct_elements"] and "element_ids" in saved["store_meta"]["layout"]
+    assert training.astype(object).where(training.notna(), None).to_dict("records") == [
+        {"dataset": "bbcsport", "distinct_elements": taken, "ragged": recorded["ragged"],
+         "max_elements": recorded["max_elements"], "device": "cpu", "runs": 6}]
     ours = ours_long(summary)
     tables = result_tables(ours, tmp, ["bbcsport"], ["MUTAG"])
     assert "RepSet" in tables["text"].index and "S-WMD (reported)" in tables["text"].index
@@ -71,7 +73,7 @@ def test_train_aggregate_report(setup):
                           store_metas={"bbcsport.test": {"vectors": "test"}}, training=training)
     text = report.read_text()
     assert "## Paper vs reproduced" in text and "RepSet" in text and "config sha256" in text
-    assert "- training as recorded (the runs' `train_config`): " in text and "runs per device: cpu 6" in text
+    assert "- training as recorded (the runs' `train_config` and store): " in text and "runs per device: cpu 6" in text
 
 
 #: what differs between two runs of the same job: wall-clock timings and where the record was made

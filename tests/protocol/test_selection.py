@@ -79,15 +79,19 @@ def test_no_records_give_empty_tables_with_their_columns():
                               "std_over", "points"} <= set(summary.columns)
 
 
-def test_training_paths_count_the_runs_of_each_recorded_path_per_dataset():
-    def record(dataset, **train):
-        return {"dataset": dataset, "train_config": {"seed": 0, **train}}
+def test_training_paths_count_the_runs_of_each_path_taken_per_dataset():
+    def record(dataset, layout, **train):
+        return {"dataset": dataset, "train_config": {"seed": 0, **train}, "store_meta": {"layout": layout}}
 
-    records = [record("bbcsport"), record("bbcsport", distinct_elements=False, max_elements=None),   # the same path
-               record("MUTAG", distinct_elements=True, max_elements=65536),
-               record("MUTAG", distinct_elements=True, max_elements=65536, device="cuda"),
-               record("MUTAG", distinct_elements=True, max_elements=65536, device="cpu")]
+    words, values = "vectors+element_ids", "values"
+    records = [record("bbcsport", words),                                          # before the options: padded
+               record("bbcsport", words, distinct_elements=False, ragged=False, max_elements=None),   # the same path
+               record("bbcsport", words, distinct_elements=True, ragged=True, max_elements=4096),
+               record("MUTAG", values, distinct_elements=True, max_elements=65536),     # a store of values pads
+               record("MUTAG", values, distinct_elements=True, max_elements=65536, device="cuda"),
+               record("MUTAG", values, distinct_elements=False, max_elements=65536, device="cpu")]
     table = training_paths(records)
     assert list(table.columns) == list(TRAINING_COLUMNS)
     assert table.astype(object).where(table.notna(), None).values.tolist() == [
-        ["MUTAG", True, 65536, "cpu", 2], ["MUTAG", True, 65536, "cuda", 1], ["bbcsport", False, None, "cpu", 2]]
+        ["MUTAG", False, False, 65536, "cpu", 2], ["MUTAG", False, False, 65536, "cuda", 1],
+        ["bbcsport", False, False, None, "cpu", 2], ["bbcsport", True, True, 4096, "cpu", 1]]

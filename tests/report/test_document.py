@@ -5,7 +5,7 @@ import pandas as pd
 import yaml
 from repo_paths import ROOT
 
-from repset.report.document import config_file_names, protocol_differences, recorded_training
+from repset.report.document import config_file_names, protocol_differences, read_training, recorded_training
 
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
@@ -162,11 +162,16 @@ def test_approx_repset_init_small_stands_for_the_papers_approx_repset():
     assert against.loc["ApproxRepSet (init small)", "ours, paper method"] == p - 2
 
 
-def test_the_setup_names_each_recorded_training_path_and_the_runs_per_device():
-    training = pd.DataFrame({"dataset": ["amazon", "bbcsport", "MUTAG", "MUTAG"], "distinct_elements": [False, False, True, True],
-                             "max_elements": pd.array([None, None, 65536, 65536], dtype="Int64"),
-                             "device": ["cpu", "cpu", "cpu", "cuda"], "runs": [145, 145, 1658, 1242]})
-    assert recorded_training(training) == (
-        "- training as recorded (the runs' `train_config`): padded batches, no element bound: amazon (145), bbcsport (145); "
-        "each batch's distinct elements, at most 65,536 elements per batch: MUTAG (2,900); runs per device: cpu 1,948, "
-        "cuda 1,242")
+def test_the_setup_names_each_recorded_training_path_and_the_runs_per_device(tmp_path):
+    training = pd.DataFrame({"dataset": ["NA", "amazon", "bbcsport", "MUTAG", "MUTAG"],
+                             "distinct_elements": [False, False, True, False, False], "ragged": [False] * 4 + [True],
+                             "max_elements": pd.array([None, None, None, 65536, 65536], dtype="Int64"),
+                             "device": ["cpu", "cpu", "cpu", "cpu", "cuda"], "runs": [1, 145, 145, 1658, 1242]})
+    training.to_csv(tmp_path / "training.csv", index=False)
+    read = read_training(tmp_path / "training.csv")            # a dataset named "NA" stays a name; "" is no bound
+    pd.testing.assert_frame_equal(read, training, check_dtype=False)
+    assert recorded_training(read) == (
+        "- training as recorded (the runs' `train_config` and store): padded batches, at most 65,536 elements per "
+        "batch: MUTAG (1,658); padded batches, no element bound: NA (1), amazon (145); padded batches, ragged "
+        "(groups of similar size), at most 65,536 elements per batch: MUTAG (1,242); each batch's distinct elements "
+        "(matching layers), no element bound: bbcsport (145); runs per device: cpu 1,949, cuda 1,242")

@@ -27,5 +27,6 @@ def test_a_blocks_key_names_its_split_and_its_folder_its_split_record(tmp_path):
     assert blocks.read_key(path) == key == blocks.read_key(path.read_bytes())
     with pytest.raises(Exception):
         blocks.read_key(b"PK not a zip")
+    assert blocks.split_record_path(tmp_path, 3) == tmp_path / "split3.json"
     assert blocks.blocks_folder(tmp_path / "split3.json") == tmp_path / "split3.blocks"
     assert blocks.split_record(tmp_path / "split3.blocks") == tmp_path / "split3.json"

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.pipeline.joblog import job_log
-from repset.report.document import ours_long, result_tables, write_report
+from repset.report.document import ours_long, read_training, result_tables, write_report
 from repset.report.init_study import init_study_section
 from repset.report.notes import read_notes
 
@@ -23,4 +23,4 @@ with job_log(snakemake.log[0]):
                  extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
                  configfiles=snakemake.params.configfiles,
                  notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None,
-                 training=pd.read_csv(snakemake.input.training, dtype={"max_elements": "Int64"}))
+                 training=read_training(snakemake.input.training))
