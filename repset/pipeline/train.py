@@ -13,7 +13,8 @@ from repset.datasets.store import load_store
 from repset.io import atomic_path, write_json
 from repset.pipeline.config import check_device
 from repset.protocol.jobs import CHOSEN, Run
-from repset.protocol.selection import aggregate, records_frame, select, selected_point, training_paths
+from repset.protocol.selection import (aggregate, count_training_paths, records_frame, select, selected_point,
+                                       training_path)
 from repset.provenance import provenance
 from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
@@ -122,13 +123,12 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
     if not run_files:
         raise ValueError("no run records to aggregate: the config names no dataset to train on (datasets.text, "
                          "datasets.graph) or no model (models); list at least one of each")
-    paths: list[dict] = []        # what training_paths reads of each record, not the whole record
+    paths: list[tuple] = []        # each record's training path, not the whole record
 
     def read_all():
         for path in run_files:
             record = read_record(path)
-            paths.append({"dataset": record["dataset"], "train_config": record["train_config"],
-                          "store_meta": {"layout": (record.get("store_meta") or {}).get("layout")}})
+            paths.append(training_path(record))
             yield record
 
     frame = records_frame(read_all())
@@ -136,7 +136,7 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
     summary = aggregate(chosen)
     tables = [(frame, runs_csv), (chosen, selected_csv), (summary, summary_csv)]
     if training_csv is not None:
-        tables.append((training_paths(paths), training_csv))
+        tables.append((count_training_paths(paths), training_csv))
     for table, path in tables:
         with atomic_path(path) as tmp:
             table.to_csv(tmp, index=False)

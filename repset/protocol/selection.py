@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "training_paths", "select", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS",
-           "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
+__all__ = ["records_frame", "training_path", "count_training_paths", "training_paths", "select", "aggregate",
+           "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
 FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val_loss", "test_error",
@@ -36,27 +36,39 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
 
-def training_paths(records: Iterable[dict]) -> pd.DataFrame:
-    """How the runs were trained, as their records say: one row per dataset and training path with its count of
-    runs (:data:`TRAINING_COLUMNS`). ``distinct_elements``: the path taken, i.e. the option on (``train_config``)
-    and a store with element ids (``store_meta.layout``; the matching layers then train on each batch's distinct
-    elements; a store of values, as the graphs', pads whatever the option says). ``ragged``, ``max_elements``:
-    the options. A record without one of them predates it (:data:`repset.provenance.LEGACY_DEFAULTS`)."""
-    import pandas as pd
-
+def training_path(record: dict) -> tuple:
+    """How one run was trained, as its record says: the row key of :func:`training_paths` (``dataset``,
+    ``distinct_elements``, ``ragged``, ``max_elements``, ``device``). ``distinct_elements``: the path taken, i.e.
+    the option on (``train_config``) and a store with element ids (``store_meta.layout``; the matching layers then
+    train on each batch's distinct elements; a store of values, as the graphs', pads whatever the option says).
+    ``ragged``, ``max_elements``: the options. A record without one of them predates it
+    (:data:`repset.provenance.LEGACY_DEFAULTS`)."""
     from repset.provenance import LEGACY_DEFAULTS
 
+    config = {**LEGACY_DEFAULTS, **record["train_config"]}
+    layout = (record.get("store_meta") or {}).get("layout") or ""
+    return (record["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
+            bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
+
+
+def count_training_paths(paths: Iterable[tuple]) -> pd.DataFrame:
+    """:func:`training_path` keys -> one row per distinct key with its count of runs (:data:`TRAINING_COLUMNS`),
+    sorted by dataset then path."""
+    import pandas as pd
+
     counts: dict[tuple, int] = {}
-    for r in records:
-        config = {**LEGACY_DEFAULTS, **r["train_config"]}
-        layout = (r.get("store_meta") or {}).get("layout") or ""
-        key = (r["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
-               bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
+    for key in paths:
         counts[key] = counts.get(key, 0) + 1
     order = sorted(counts, key=lambda k: (k[0], k[1], k[2], k[3] is not None, k[3] or 0, k[4]))
     frame = pd.DataFrame([(*key, counts[key]) for key in order], columns=list(TRAINING_COLUMNS))
     frame["max_elements"] = frame["max_elements"].astype("Int64")
     return frame
+
+
+def training_paths(records: Iterable[dict]) -> pd.DataFrame:
+    """How the runs were trained: one row per dataset and training path (:func:`training_path`) with its count
+    of runs (:data:`TRAINING_COLUMNS`)."""
+    return count_training_paths(training_path(r) for r in records)
 
 
 def select(frame: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,8 @@ import yaml
 from repo_paths import ROOT
 
 from repset.protocol.jobs import runs
-from repset.protocol.selection import TRAINING_COLUMNS, aggregate, records_frame, select, selected_point, training_paths
+from repset.protocol.selection import (TRAINING_COLUMNS, aggregate, count_training_paths, records_frame, select,
+                                       selected_point, training_path, training_paths)
 
 
 def test_select_and_aggregate():
@@ -95,3 +96,9 @@ def test_training_paths_count_the_runs_of_each_path_taken_per_dataset():
     assert table.astype(object).where(table.notna(), None).values.tolist() == [
         ["MUTAG", False, False, 65536, "cpu", 2], ["MUTAG", False, False, 65536, "cuda", 1],
         ["bbcsport", False, False, None, "cpu", 2], ["bbcsport", True, True, 4096, "cpu", 1]]
+    # the per-record key is what the table counts: counting the keys gives the same table
+    keys = [training_path(r) for r in records]
+    assert keys[0] == keys[1] == ("bbcsport", False, False, None, "cpu")
+    assert keys[3] == ("MUTAG", False, False, 65536, "cpu")
+    assert count_training_paths(keys).equals(table)
+    assert count_training_paths([]).empty and list(count_training_paths([]).columns) == list(TRAINING_COLUMNS)
