@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.pipeline.archive import RecordError, checked_archives
+from repset.protocol.selection import training_path
 from repset.provenance import LEGACY_DEFAULTS
 
 __all__ = ["verify_records", "rerun_record", "rerun_in_process", "kernel_environment", "NOT_COMPARED"]
@@ -125,12 +126,20 @@ def rerun_in_process(record: dict, env: dict[str, str], name: str = "") -> dict:
         return json.loads((Path(tmp) / "rerun.json").read_text())
 
 
+def path_taken(record: dict) -> str:
+    """``"distinct elements"`` or ``"padded"`` (``", ragged"`` added): the training path a run took, which on a
+    store of values (the graphs') is padded whatever ``distinct_elements`` says
+    (:func:`~repset.protocol.selection.training_path`)."""
+    _, distinct, ragged, _, _ = training_path(record)
+    return ("distinct elements" if distinct else "padded") + (", ragged" if ragged else "")
+
+
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
                    device: str = "cpu", names: list[str] | None = None) -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
     all) made on ``device`` (or the records ``names``, archive member paths), each in a fresh process on its
     recorded kernels where this machine has them.
-    One row per job: the record, its training path, the kernels, whether every compared field is identical,
+    One row per job: the record, the training path it took and its options, the kernels, whether every compared field is identical,
     the fields that differ (recorded -> rerun), the likely cause, the fields this code adds, the seconds."""
     import torch
 
@@ -153,8 +162,9 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
         env, kernels = kernel_environment(record, here)
         rerun = rerun_in_process(record, env, name)
         differ, added = differences(record, rerun)
-        path = {k: record["train_config"].get(k, f"{LEGACY_DEFAULTS[k]} (legacy)") for k in LEGACY_DEFAULTS}
-        rows.append({"record": name, "training path": ", ".join(f"{k}={v}" for k, v in path.items()),
+        options = {k: record["train_config"].get(k, f"{LEGACY_DEFAULTS[k]} (legacy)") for k in LEGACY_DEFAULTS}
+        rows.append({"record": name, "path taken": path_taken(record),
+                     "training options": ", ".join(f"{k}={v}" for k, v in options.items()),
                      "kernels": kernels, "identical": not differ, "differing fields": "; ".join(differ) or "-",
                      "cause": _cause(record, rerun, differ), "fields added by this code": ", ".join(added) or "-",
                      "seconds": round(rerun["train_seconds"], 1)})

@@ -68,7 +68,8 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
     table = verify_records("reproduction", runs=3, seed=0)
     assert len(table) == 3 and table["identical"].all() and (table["differing fields"] == "-").all()
     assert any("chosen" in r for r in table["record"])                 # a chosen split reruns from its grid choice
-    assert (table["training path"] == "distinct_elements=False, ragged=False, max_elements=None").all()
+    assert (table["training options"] == "distinct_elements=False, ragged=False, max_elements=None").all()
+    assert (table["path taken"] == "padded").all()
     # a record of older code (no distinct_elements, no machine) reruns identically, on padded batches as it
     # was trained, and the keys the newer code adds are named
     for path in (tmp_path / "results/runs").rglob("split*.json"):
@@ -80,7 +81,7 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
     table = verify_records("reproduction", runs=1, seed=0)
     assert table["identical"].all() and (table["fields added by this code"] == "train_config.distinct_elements").all()
     assert table["kernels"].str.startswith("not recorded").all()
-    assert (table["training path"].str.startswith("distinct_elements=False (legacy)")).all()
+    assert (table["training options"].str.startswith("distinct_elements=False (legacy)")).all()
     # a record that does not match its rerun is named, with the field, its two values and the cause
     path = tmp_path / "results/runs/bbcsport/repset/k2-m2/split0_seed0.json"
     tampered = json.loads(path.read_text())
