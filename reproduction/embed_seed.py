@@ -7,19 +7,21 @@ then trains the models on folds 0-29 there with
     python -m repset.pipeline.pack config.yaml --paths-from <their record paths>
 to be paired with reproduction/runs.csv's records of the same folds. Records: reproduction/embed_seed/seed<SEED>/
 (MUTAG's)."""
-import argparse, sys, yaml
+import argparse, sys
 import numpy as np
 sys.path.insert(0, ".")
 from repset.datasets.store import load_collection
 from repset.pipeline.data import graph_embedding, graph_store
+from repset.pipeline.pack import load_config
 from repset.protocol.plan import store_path, struc2vec_options
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("seed", type=int, help="struc2vec seed (the record's stores: 0)")
 parser.add_argument("record_store", nargs="?", help="the record's store of the dataset, to check the folds against")
 parser.add_argument("--dataset", default="MUTAG")
+parser.add_argument("--configfile", action="append", default=[], help="overlay merged over config.yaml (repeatable)")
 args = parser.parse_args()
-config = yaml.safe_load(open("config.yaml"))
+config = load_config("config.yaml", args.configfile)
 name, mirror = args.dataset, config.get("data_mirror")
 options = struc2vec_options(name, config)
 graph_embedding(name, "data/raw", f"data/embed/{name}.struc2vec.npy", options, seed=args.seed, mirror=mirror)

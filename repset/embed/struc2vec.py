@@ -36,7 +36,9 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         dim: embedding dimension.
         layers: OPT3, the largest ring distance ``k*`` used (layers ``0..k*``); None = no limit.
         walk_length, walks_per_node: nodes per walk and walks started from every node.
-        window, epochs, hs, negative: skip-gram settings (``hs=False`` = negative sampling only).
+        window, epochs, hs, negative: skip-gram settings (``hs=False`` = negative sampling only; the
+            reference implementation, leoribeiro/struc2vec, trains with ``hs=1`` and gensim's ``negative=5``,
+            i.e. ``hs=True``: measured on IMDB-BINARY in ``reproduction/struc2vec_hs/``).
         opt1: compressed degree sequences with the compressed DTW cost (else plain sequences).
         opt2: compare each node with ~2 log2(n) nodes of similar degree only (else all pairs).
         seed: seeds the walks and Word2Vec.  The walks do not depend on ``workers``; the

@@ -148,3 +148,20 @@ def test_a_device_this_machine_lacks_is_named_at_job_start(monkeypatch):
     check_device({}, "repset")                       # cpu, the default
     monkeypatch.setattr("torch.cuda.is_available", lambda: True)
     check_device({"device": "cuda"}, "repset")
+
+
+def test_the_skipgram_options_pass_at_top_level_and_per_dataset():
+    """``hs`` (the reference struc2vec's hierarchical softmax), ``negative``, ``opt1``, ``opt2``: in the schema
+    and the checks, globally and in the shipped overlay; a wrong type is refused at its key."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from repset.protocol.plan import struc2vec_options
+
+    top = merged(CONFIG, {"struc2vec": {"hs": True, "negative": 0, "opt1": False, "opt2": False}})
+    overlay = merged(CONFIG, yaml.safe_load((ROOT / "reproduction" / "struc2vec_hs.yaml").read_text()))
+    for config in (top, overlay):
+        jsonschema.validate(config, SCHEMA)
+        check_config(copy.deepcopy(config))
+    assert struc2vec_options("IMDB-BINARY", overlay)["hs"] is True
+    assert "hs" not in struc2vec_options("MUTAG", overlay)
+    with pytest.raises(jsonschema.ValidationError, match="'yes' is not of type 'boolean'"):
+        jsonschema.validate(merged(CONFIG, {"struc2vec": {"hs": "yes"}}), SCHEMA)
