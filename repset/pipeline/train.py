@@ -13,8 +13,8 @@ from repset.datasets.store import load_store
 from repset.io import atomic_path, write_json
 from repset.pipeline.config import check_device
 from repset.protocol.jobs import CHOSEN, Run
-from repset.protocol.selection import (aggregate, count_training_paths, records_frame, select, selected_point,
-                                       training_path)
+from repset.protocol.selection import (TrainingPath, aggregate, count_training_paths, records_frame, select,
+                                       selected_point, training_path)
 from repset.provenance import provenance
 from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
@@ -123,7 +123,7 @@ def aggregate_runs(run_files: Sequence[str | os.PathLike], runs_csv, selected_cs
     if not run_files:
         raise ValueError("no run records to aggregate: the config names no dataset to train on (datasets.text, "
                          "datasets.graph) or no model (models); list at least one of each")
-    paths: list[tuple] = []        # each record's training path, not the whole record
+    paths: list[TrainingPath] = []        # each record's training path, not the whole record
 
     def read_all():
         for path in run_files:

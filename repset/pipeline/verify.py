@@ -130,8 +130,8 @@ def path_taken(record: dict) -> str:
     """``"distinct elements"`` or ``"padded"`` (``", ragged"`` added): the training path a run took, which on a
     store of values (the graphs') is padded whatever ``distinct_elements`` says
     (:func:`~repset.protocol.selection.training_path`)."""
-    _, distinct, ragged, _, _ = training_path(record)
-    return ("distinct elements" if distinct else "padded") + (", ragged" if ragged else "")
+    path = training_path(record)
+    return ("distinct elements" if path.distinct_elements else "padded") + (", ragged" if path.ragged else "")
 
 
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
@@ -139,8 +139,9 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
     all) made on ``device`` (or the records ``names``, archive member paths), each in a fresh process on its
     recorded kernels where this machine has them.
-    One row per job: the record, the training path it took and its options, the kernels, whether every compared field is identical,
-    the fields that differ (recorded -> rerun), the likely cause, the fields this code adds, the seconds."""
+    One row per job: the record, the training path it took and its options, the kernels, whether every compared
+    field is identical, the fields that differ (recorded -> rerun), the likely cause, the fields this code adds,
+    the seconds."""
     import torch
 
     here = torch.backends.cpu.get_cpu_capability()

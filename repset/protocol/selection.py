@@ -4,12 +4,12 @@ the test metrics over splits."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "training_path", "count_training_paths", "training_paths", "select", "aggregate",
+__all__ = ["records_frame", "TrainingPath", "training_path", "count_training_paths", "training_paths", "select", "aggregate",
            "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
@@ -36,7 +36,16 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
 
-def training_path(record: dict) -> tuple:
+class TrainingPath(NamedTuple):
+    """One run's training path: :data:`TRAINING_COLUMNS` but ``runs``."""
+    dataset: str
+    distinct_elements: bool
+    ragged: bool
+    max_elements: int | None
+    device: str
+
+
+def training_path(record: dict) -> TrainingPath:
     """How one run was trained, as its record says: the row key of :func:`training_paths` (``dataset``,
     ``distinct_elements``, ``ragged``, ``max_elements``, ``device``). ``distinct_elements``: the path taken, i.e.
     the option on (``train_config``) and a store with element ids (``store_meta.layout``; the matching layers then
@@ -47,11 +56,11 @@ def training_path(record: dict) -> tuple:
 
     config = {**LEGACY_DEFAULTS, **record["train_config"]}
     layout = (record.get("store_meta") or {}).get("layout") or ""
-    return (record["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
-            bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
+    return TrainingPath(record["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
+                        bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
 
 
-def count_training_paths(paths: Iterable[tuple]) -> pd.DataFrame:
+def count_training_paths(paths: Iterable[TrainingPath]) -> pd.DataFrame:
     """:func:`training_path` keys -> one row per distinct key with its count of runs (:data:`TRAINING_COLUMNS`),
     sorted by dataset then path."""
     import pandas as pd
@@ -59,7 +68,8 @@ def count_training_paths(paths: Iterable[tuple]) -> pd.DataFrame:
     counts: dict[tuple, int] = {}
     for key in paths:
         counts[key] = counts.get(key, 0) + 1
-    order = sorted(counts, key=lambda k: (k[0], k[1], k[2], k[3] is not None, k[3] or 0, k[4]))
+    order = sorted(counts, key=lambda k: (k.dataset, k.distinct_elements, k.ragged, k.max_elements is not None,
+                                          k.max_elements or 0, k.device))
     frame = pd.DataFrame([(*key, counts[key]) for key in order], columns=list(TRAINING_COLUMNS))
     frame["max_elements"] = frame["max_elements"].astype("Int64")
     return frame
