@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
     import pandas as pd
 
-__all__ = ["records_frame", "TrainingPath", "training_path", "count_training_paths", "training_paths", "select", "aggregate",
-           "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
+__all__ = ["records_frame", "TrainingPath", "training_path", "count_training_paths", "training_paths", "select",
+           "aggregate", "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS", "TRAINING_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
 FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val_loss", "test_error",
