@@ -1,8 +1,10 @@
 """The benchmark protocol as data and code: which datasets, splits, models and grid points a config asks
 for (:mod:`.plan`), the training jobs at the grain of one run per split and grid point (:mod:`.jobs`),
 the grid and its search over splits in one process (:mod:`.grid`), model selection on validation and
-aggregation over splits (:mod:`.selection`), and what the whole protocol costs before it runs
-(:mod:`.budget`). Stands on :mod:`repset.training` and :mod:`repset.datasets`."""
+aggregation over splits (:mod:`.selection`), a model across draws of its input on the same folds
+(:mod:`.draws`), and what the whole protocol costs before it runs (:mod:`.budget`). Stands on
+:mod:`repset.training` and :mod:`repset.datasets`."""
+from .draws import compare_draws, draw_means
 from .grid import grid_points, point_id, run_grid
 from .jobs import (CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, model_runs, run_settings, runs,
                    searched_splits, wildcard_patterns)
@@ -10,7 +12,8 @@ from .plan import (check_protocol, datasets, layer_options, model_points, split_
                    struc2vec_options, text_datasets, train_settings, wmd_mat_path)
 from .selection import aggregate, records_frame, select, selected_point
 
-__all__ = ["grid_points", "point_id", "run_grid",
+__all__ = ["compare_draws", "draw_means",
+           "grid_points", "point_id", "run_grid",
            "CHOSEN", "Run", "check_run", "grid_choice_inputs", "grid_choice_path", "model_runs", "run_settings",
            "runs", "searched_splits", "wildcard_patterns",
            "check_protocol", "datasets", "layer_options", "model_points", "split_count", "store_path", "store_stem",
