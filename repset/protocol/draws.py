@@ -25,6 +25,10 @@ def draw_means(frames: Mapping[tuple[str, int], pd.DataFrame], reference: tuple[
     def runs_of(frame: pd.DataFrame) -> pd.DataFrame:
         return frame[(frame["dataset"] == dataset) & (frame["split"] < folds)
                      & frame["point"].astype(str).str.startswith(points)]
+    if reference not in frames:
+        raise KeyError(f"draw_means: the reference draw {reference!r} is not among the frames ({sorted(frames)})")
+    if folds < 1:
+        raise ValueError(f"draw_means: folds must be at least 1, got {folds}")
     grid = runs_of(frames[reference]).groupby("model")["point"].unique().map(set)
     means = {}
     for draw, frame in frames.items():

@@ -58,3 +58,11 @@ def test_compare_draws_is_welch_over_draws_and_pools_named_models():
     assert "mean of 1 models" not in compare_draws(table, "ours", "hs", pooled=["m1", "x"]).index   # x absent
     one = compare_draws(table[[("ours", 0), ("hs", 0), ("hs", 1)]], "ours", "hs")
     assert one.loc["m1", "ours draws"] == 1 and np.isnan(one.loc["m1", "p"])   # one draw a side: no test
+
+
+def test_draw_means_refuses_a_missing_reference_and_no_folds():
+    frames = {("a", 0): _runs(0.0)}
+    with pytest.raises(KeyError, match="reference draw"):
+        draw_means(frames, ("b", 0), "D", folds=4)
+    with pytest.raises(ValueError, match="folds"):
+        draw_means(frames, ("a", 0), "D", folds=0)
