@@ -22,13 +22,15 @@ def draw_means(frames: Mapping[tuple[str, int], pd.DataFrame], reference: tuple[
     ``reference`` draw's points of each model (only those whose name starts with ``points``: a sub-grid); a
     draw counts for a model only if it holds every one of them on every one of the folds, and selects among
     them alone. Draws and models that do not: no cell (NaN)."""
-    def runs_of(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame[(frame["dataset"] == dataset) & (frame["split"] < folds)
-                     & frame["point"].astype(str).str.startswith(points)]
     if reference not in frames:
         raise KeyError(f"draw_means: the reference draw {reference!r} is not among the frames ({sorted(frames)})")
     if folds < 1:
         raise ValueError(f"draw_means: folds must be at least 1, got {folds}")
+
+    def runs_of(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[(frame["dataset"] == dataset) & (frame["split"] < folds)
+                     & frame["point"].astype(str).str.startswith(points)]
+
     grid = runs_of(frames[reference]).groupby("model")["point"].unique().map(set)
     means = {}
     for draw, frame in frames.items():
@@ -49,10 +51,9 @@ def compare_draws(table: pd.DataFrame, first: str, second: str, pooled: Sequence
     ``mean of <n> models`` where all of them are in ``table``): each group's mean and sd over its draws, their
     number, ``second - first``, and Welch's t and two-sided p (NaN with fewer than two draws a side)."""
     rows = {}
-    named = [m for m in pooled if m in table.index]
     lines = list(table.iterrows())
-    if named and len(named) == len(pooled):
-        lines.append((f"mean of {len(named)} models", table.loc[named].mean(skipna=False)))
+    if pooled and all(m in table.index for m in pooled):
+        lines.append((f"mean of {len(pooled)} models", table.loc[list(pooled)].mean(skipna=False)))
     groups = table.columns.get_level_values(0)
     for name, row in lines:
         a, b = (row[[g == group for g in groups]].dropna() for group in (first, second))
