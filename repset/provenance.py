@@ -58,7 +58,8 @@ def _declared_commit() -> str | None:
 
 
 #: environment variables that choose the kernels torch and MKL dispatch to (recorded where set)
-KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+              "OPENBLAS_CORETYPE")
 #: CPU flags that change which kernels run (vector width, matrix units)
 KERNEL_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16")
 
@@ -90,15 +91,30 @@ def blas_description() -> str | None:
     return blas.group(1) if blas else None
 
 
+def openblas_kernels() -> dict[str, str | None]:
+    """The kernels each OpenBLAS that numpy and scipy bundle chose, by package (threadpoolctl's ``architecture``,
+    e.g. ``{"numpy": "Haswell", "scipy": "SkylakeX"}``). OpenBLAS picks them by CPU when it loads, unless
+    ``OPENBLAS_CORETYPE`` names them; a CPU newer than the library falls back to older kernels. scipy's level-1
+    BLAS carries gensim's skip-gram, so a struc2vec embedding follows them (docs/record.md)."""
+    import numpy  # noqa: F401 - loaded, so threadpoolctl sees their libraries
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    return {Path(i["filepath"]).parent.name.removesuffix(".libs"): i.get("architecture")
+            for i in threadpool_info() if i.get("internal_api") == "openblas"}
+
+
 def machine(device: str = "cpu") -> dict:
     """Where a run ran, as far as it changes its floats: the CPU (model, vendor, kernel flags), the kernels
-    torch dispatches to (``torch.backends.cpu.get_cpu_capability()``: "DEFAULT", "AVX2", "AVX512"), the BLAS,
+    torch dispatches to (``torch.backends.cpu.get_cpu_capability()``: "DEFAULT", "AVX2", "AVX512"), the BLAS
+    (torch's; numpy's and scipy's OpenBLAS kernels, :func:`openblas_kernels`),
     the kernel-choosing environment variables that are set, the thread count and the device (with the GPU's
     name on CUDA)."""
     import torch
 
     out = {"cpu": cpu_description(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-           "blas": blas_description(), "kernel_env": {k: os.environ[k] for k in KERNEL_ENV if k in os.environ},
+           "blas": blas_description(), "openblas": openblas_kernels(),
+           "kernel_env": {k: os.environ[k] for k in KERNEL_ENV if k in os.environ},
            "torch_threads": torch.get_num_threads(), "device": device}
     if torch.device(device).type == "cuda" and torch.cuda.is_available():
         out["gpu"] = torch.cuda.get_device_name(torch.device(device))

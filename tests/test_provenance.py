@@ -1,4 +1,5 @@
 """Provenance blocks carry versions, hashes and seeds."""
+import json
 from pathlib import Path
 
 from repset.provenance import config_hash, package_versions, provenance
@@ -37,3 +38,22 @@ def test_a_copy_records_the_commit_its_driver_declares(monkeypatch):
     assert P.provenance({"a": 1})["git_commit"] == "5e7daff+dirty"
     monkeypatch.setattr(P, "git_commit", lambda path: None)
     assert P.provenance({"a": 1})["git_commit"] is None
+
+
+def test_records_name_the_openblas_kernels_and_their_override():
+    """numpy's and scipy's OpenBLAS kernels are named, and OPENBLAS_CORETYPE, read when the library loads, both
+    picks them (Haswell: any AVX2 CPU) and is recorded among the kernel-choosing variables."""
+    import os
+    import subprocess
+    import sys
+
+    from repset.provenance import KERNEL_ENV, openblas_kernels
+
+    here = openblas_kernels()
+    assert set(here) == {"numpy", "scipy"} and all(isinstance(k, str) and k for k in here.values())
+    assert "OPENBLAS_CORETYPE" in KERNEL_ENV
+    code = "import json; from repset.provenance import machine; m = machine(); print(json.dumps([m['openblas'], m['kernel_env']]))"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "OPENBLAS_CORETYPE": "Haswell"},
+                         capture_output=True, text=True, check=True).stdout
+    kernels, env = json.loads(out.splitlines()[-1])
+    assert kernels == {"numpy": "Haswell", "scipy": "Haswell"} and env["OPENBLAS_CORETYPE"] == "Haswell"

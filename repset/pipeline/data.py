@@ -54,6 +54,7 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
     files as in :func:`text_store`."""
     from repset.embed import struc2vec
     from repset.io import atomic_path
+    from repset.provenance import openblas_kernels
 
     coll = build_graph_collection(dataset, mirror, cache_dir=raw_dir, progress=False)
     start = time.perf_counter()
@@ -63,8 +64,10 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
     with atomic_path(out) as tmp:
         with open(tmp, "wb") as f:
             np.save(f, emb.astype(np.float32))
-    log.info("struc2vec %s: %d nodes in %.1f s", dataset, len(emb), seconds)
-    return {"nodes": len(emb), "seconds": seconds}
+    kernels = openblas_kernels()   # the skip-gram's floats follow scipy's OpenBLAS kernels (docs/record.md)
+    log.info("struc2vec %s: %d nodes in %.1f s; OpenBLAS kernels %s, OPENBLAS_CORETYPE %s", dataset, len(emb), seconds,
+             kernels, os.environ.get("OPENBLAS_CORETYPE"))
+    return {"nodes": len(emb), "seconds": seconds, "openblas": kernels}
 
 
 def load_embedding(embedding: str | os.PathLike, dataset: str, n_nodes: int, dim: int | None) -> np.ndarray:

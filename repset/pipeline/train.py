@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from repset.datasets.store import load_store
+from repset.datasets.store import load_store, read_sidecar
 from repset.io import atomic_path, write_json
 from repset.pipeline.config import check_device
 from repset.protocol.jobs import CHOSEN, Run
@@ -49,9 +49,29 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
         if point not in options:
             raise ValueError(f"{choice}: chose point {point!r}, not in the model's grid {sorted(options)}")
         options = options[point]
+    check_store_of_records(store, out)
     result = run_record(store, run, point, options, settings, {"grid_choice": grid_choice})
     write_json(out, result)
     return result
+
+
+def check_store_of_records(store: str | os.PathLike, out: str | os.PathLike) -> None:
+    """Refuse to add a record to a dataset's folder (``out``'s ``<runs>/<dataset>/``) whose records were trained
+    on another store: ValueError naming both stores' sha256 and a record, when the first other record found there
+    names a different ``store_meta.sha256`` than ``store``'s sidecar. A store rebuilt on another machine can
+    differ (the struc2vec embedding follows OpenBLAS's kernels, which it picks by CPU: docs/record.md), and one
+    dataset must be one protocol. No check where the folder holds no other record."""
+    out = Path(out).absolute()
+    dataset_dir = out.parents[2]
+    other = next((p for p in dataset_dir.glob("*/*/*.json") if p != out), None)
+    if other is None:
+        return
+    theirs = (read_record(other).get("store_meta") or {}).get("sha256")
+    ours = read_sidecar(store).get("sha256")
+    if theirs is not None and theirs != ours:
+        raise ValueError(f"{store}: sha256 {ours}, but {other} was trained on a store with sha256 {theirs}: this "
+                         f"dataset's records would mix two stores. Rebuild the store as its records' was made (a "
+                         f"graph store: OPENBLAS_CORETYPE, docs/record.md) or train into a folder of its own")
 
 
 def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None) -> list[dict]:

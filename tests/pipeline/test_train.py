@@ -159,3 +159,24 @@ def test_a_cuda_job_on_a_machine_without_cuda_names_the_config_key(setup, monkey
         train_split(str(store), Run("bbcsport", "repset", "k2-m3", 0, 0), run_settings(config, "repset", "k2-m3"),
                     tmp / "r.json")
     assert not (tmp / "r.json").exists()
+
+
+def test_a_dataset_folder_refuses_records_of_another_store(setup):
+    """A store rebuilt with other values (another machine's kernels) cannot add records beside those of the
+    store they were trained on: the error names both sha256 and the record; nothing is written."""
+    config, store, tmp = setup
+    first, second = (Run("bbcsport", "repset", "k2-m3", split, 0) for split in (0, 1))
+    settings = run_settings(config, "repset", "k2-m3")
+    train_split(str(store), first, settings, tmp / first.path)
+    old_sha = json.loads(store.with_suffix(".json").read_text())["sha256"]
+    coll, _ = load_collection(store)
+    coll.values = coll.values + 1e-3
+    save_store(store, coll)
+    new_sha = json.loads(store.with_suffix(".json").read_text())["sha256"]
+    assert new_sha != old_sha
+    with pytest.raises(ValueError, match=rf"sha256 {new_sha}, but .*split0_seed0\.json was trained on a store with "
+                                         rf"sha256 {old_sha}: this dataset's records would mix two stores"):
+        train_split(str(store), second, settings, tmp / second.path)
+    assert not (tmp / second.path).exists()
+    train_split(str(store), second, settings, tmp / "elsewhere" / second.path)   # a folder of its own: no records
+    assert (tmp / "elsewhere" / second.path).exists()
