@@ -79,6 +79,17 @@ def cpu_description(cpuinfo: str | None = None) -> dict:
             "model_id": field.get("model"), "flags": [f for f in KERNEL_FLAGS if f in flags]}
 
 
+def cpu_kind(cpu: dict | None) -> str | None:
+    """The CPU kind that reruns are compared on (:func:`cpu_description`'s dict): its name with family and model
+    number where recorded, e.g. "AMD EPYC (family 25, model 17)" (Zen 4) against "(family 26, model 2)" (Zen 5),
+    which the name alone does not tell apart; the name alone for records that predate them; None if unnamed."""
+    if not cpu or not cpu.get("model"):
+        return None
+    if cpu.get("family") is None:
+        return cpu["model"]
+    return f"{cpu['model']} (family {cpu['family']}, model {cpu.get('model_id')})"
+
+
 def blas_description() -> str | None:
     """The BLAS torch was built with, from ``torch.__config__.show()`` (e.g. "oneMKL 2024.2"; None if unnamed)."""
     import torch

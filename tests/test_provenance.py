@@ -57,3 +57,15 @@ def test_records_name_the_openblas_kernels_and_their_override():
                          capture_output=True, text=True, check=True).stdout
     kernels, env = json.loads(out.splitlines()[-1])
     assert kernels == {"numpy": "Haswell", "scipy": "Haswell"} and env["OPENBLAS_CORETYPE"] == "Haswell"
+
+
+def test_a_cpu_kind_tells_apart_the_families_that_one_name_covers():
+    from repset.provenance import cpu_description, cpu_kind
+
+    zen4 = {"model": "AMD EPYC", "vendor": "AuthenticAMD", "family": "25", "model_id": "17", "flags": ["avx512f"]}
+    assert cpu_kind(zen4) == "AMD EPYC (family 25, model 17)"
+    assert cpu_kind({**zen4, "family": "26", "model_id": "2"}) != cpu_kind(zen4)
+    assert cpu_kind({"model": "AMD EPYC", "vendor": None, "flags": []}) == "AMD EPYC"   # recorded before families
+    assert cpu_kind(None) is None and cpu_kind({"model": None}) is None
+    info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\nflags\t\t: avx2 fma\n"
+    assert cpu_kind(cpu_description(info)) == "AMD EPYC (family 26, model 2)"

@@ -21,6 +21,7 @@ from repset.io import atomic_path
 from repset.pipeline.archive import checked_archives
 from repset.pipeline.verify import CAPABILITIES, rerun_in_process
 from repset.protocol.selection import records_frame, select
+from repset.provenance import cpu_kind
 
 __all__ = ["selected_records", "noise_runs", "noise_table"]
 
@@ -65,7 +66,7 @@ def noise_runs(record_dir: str | os.PathLike, datasets: list[str], models: list[
                              "seed": seed, "kernels": kernels if kernels != "default" else f"default ({here})",
                              "recorded_test_error": record["test"]["error"], "test_error": rerun["test"]["error"],
                              "val_error": rerun["val"]["error"], "epochs_run": rerun["epochs_run"],
-                             "cpu": rerun["provenance"]["machine"]["cpu"]["model"]})
+                             "cpu": cpu_kind(rerun["provenance"]["machine"]["cpu"])})
                 have.add((dataset, model, seed, kernels))
                 with atomic_path(out_csv) as tmp:
                     pd.DataFrame(rows).to_csv(tmp, index=False)

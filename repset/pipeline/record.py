@@ -35,6 +35,7 @@ from repset.pipeline.archive import (MANIFEST, RECOVER, RecordError, sha256_of, 
                                      checked_archives)
 from repset.pipeline.verify import add_verify_arguments, run_verify
 from repset.protocol.selection import records_frame
+from repset.provenance import cpu_kind
 from repset.wmd.blocks import blocks_folder, read_key, split_key_of, split_record
 
 __all__ = ["export_records", "restore_records", "runs_table", "RecordError", "MANIFEST"]
@@ -217,7 +218,7 @@ def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
             rows.append({**records_frame([record]).iloc[0].to_dict(), "best_epoch": record["best_epoch"],
                          "train_seconds": record["train_seconds"],
                          "device": record.get("train_config", {}).get("device"),
-                         "cpu": prov.get("machine", {}).get("cpu", {}).get("model"),
+                         "cpu": cpu_kind(prov.get("machine", {}).get("cpu")),
                          "cpu_capability": prov.get("machine", {}).get("torch_cpu_capability"),
                          "git_commit": prov.get("git_commit"), "configsha256_of": prov.get("configsha256_of"),
                          "storesha256_of": record.get("store_meta", {}).get("sha256"), "path": name})

@@ -24,7 +24,7 @@ import pandas as pd
 
 from repset.pipeline.archive import RecordError, checked_archives
 from repset.protocol.selection import training_path
-from repset.provenance import LEGACY_DEFAULTS
+from repset.provenance import LEGACY_DEFAULTS, cpu_kind
 
 __all__ = ["verify_records", "rerun_record", "rerun_in_process", "kernel_environment", "NOT_COMPARED"]
 
@@ -83,8 +83,9 @@ def _cause(record: dict, rerun: dict, differ: list[str]) -> str:
             if om.get(key) != nm.get(key):
                 causes.append(f"{key} {om.get(key)} -> {nm.get(key)}")
         oc, nc = om.get("cpu", {}), nm.get("cpu", {})
-        if (oc.get("vendor"), oc.get("model"), oc.get("flags")) != (nc.get("vendor"), nc.get("model"), nc.get("flags")):
-            causes.append(f"CPU {oc.get('model')} -> {nc.get('model')} (BLAS code path)")
+        fields = ("vendor", "model", "family", "model_id", "flags")
+        if [oc.get(k) for k in fields] != [nc.get(k) for k in fields]:
+            causes.append(f"CPU {cpu_kind(oc)} -> {cpu_kind(nc)} (BLAS code path)")
     if old.get("packages") != new.get("packages"):
         causes.append("package versions")
     return "; ".join(causes) or "unexplained: same code, kernels and packages"

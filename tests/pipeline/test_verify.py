@@ -33,6 +33,9 @@ def test_a_difference_is_told_apart_by_what_differs_in_provenance():
         "torch_cpu_capability AVX2 -> AVX512"
     assert _cause({"provenance": same}, {"provenance": {**same, **machine("AVX2", model="Intel Xeon")}}, diff) == \
         "CPU AMD EPYC -> Intel Xeon (BLAS code path)"
+    zen = {**same, "machine": {**same["machine"], "cpu": {**same["machine"]["cpu"], "family": "26", "model_id": "2"}}}
+    assert _cause({"provenance": same}, {"provenance": zen}, diff) == \
+        "CPU AMD EPYC -> AMD EPYC (family 26, model 2) (BLAS code path)"     # one name, another family
     assert _cause({"provenance": same}, {"provenance": {**same, "git_commit": "b" * 40 + "+dirty"}}, diff) == \
         "code aaaaaaa -> bbbbbbb"
     assert _cause({"provenance": same}, {"provenance": same}, diff) == "unexplained: same code, kernels and packages"
