@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,21 +50,23 @@ def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, ch
         if point not in options:
             raise ValueError(f"{choice}: chose point {point!r}, not in the model's grid {sorted(options)}")
         options = options[point]
-    check_store_of_records(store, out)
+    check_store_of_records(store, out, run.dataset)
     result = run_record(store, run, point, options, settings, {"grid_choice": grid_choice})
     write_json(out, result)
     return result
 
 
-def check_store_of_records(store: str | os.PathLike, out: str | os.PathLike) -> None:
-    """Refuse to add a record to a dataset's folder (``out``'s ``<runs>/<dataset>/``) whose records were trained
-    on another store: ValueError naming both stores' sha256 and a record, when the first other record found there
-    names a different ``store_meta.sha256`` than ``store``'s sidecar. A store rebuilt on another machine can
-    differ (the struc2vec embedding follows OpenBLAS's kernels, which it picks by CPU: docs/record.md), and one
-    dataset must be one protocol. No check where the folder holds no other record."""
+def check_store_of_records(store: str | os.PathLike, out: str | os.PathLike, dataset: str) -> None:
+    """Refuse to add a record to a dataset's folder whose records were trained on another store: where ``out`` is
+    laid out as a protocol record (``<runs>/<dataset>/<model>/<point>/split<k>_seed<s>.json``), ValueError naming
+    both stores' sha256 and a record when the first other record found there names a different
+    ``store_meta.sha256`` than ``store``'s sidecar. A store rebuilt on another machine can differ (the struc2vec
+    embedding follows OpenBLAS's kernels, which it picks by CPU: docs/record.md), and one dataset must be one
+    protocol. No check for another layout (a rerun's scratch file) or where the folder holds no other record."""
     out = Path(out).absolute()
-    dataset_dir = out.parents[2]
-    other = next((p for p in dataset_dir.glob("*/*/*.json") if p != out), None)
+    if len(out.parents) < 3 or out.parents[2].name != dataset or not re.fullmatch(r"split\d+_seed\d+\.json", out.name):
+        return
+    other = next((p for p in out.parents[2].glob("*/*/split*_seed*.json") if p != out), None)
     if other is None:
         return
     theirs = (read_record(other).get("store_meta") or {}).get("sha256")

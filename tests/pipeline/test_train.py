@@ -180,3 +180,17 @@ def test_a_dataset_folder_refuses_records_of_another_store(setup):
     assert not (tmp / second.path).exists()
     train_split(str(store), second, settings, tmp / "elsewhere" / second.path)   # a folder of its own: no records
     assert (tmp / "elsewhere" / second.path).exists()
+
+
+def test_the_store_check_reads_only_a_protocol_record_folder(setup, tmp_path):
+    """A file outside the protocol's layout (a rerun's scratch ``rerun.json``, a folder named for another
+    dataset) is no dataset folder: nothing there is read as a record."""
+    from repset.pipeline.train import check_store_of_records
+
+    config, store, tmp = setup
+    junk = tmp_path / "a" / "b" / "c.json"
+    junk.parent.mkdir(parents=True)
+    junk.write_text("not json")                       # read as a record, it would raise
+    check_store_of_records(store, tmp_path / "x" / "rerun.json", "bbcsport")
+    check_store_of_records(store, tmp_path / "a" / "b" / "split0_seed0.json", "bbcsport")
+    check_store_of_records(store, tmp_path / "other" / "m" / "p" / "split0_seed0.json", "bbcsport")
