@@ -111,8 +111,9 @@ def openblas_kernels() -> dict[str, str | None]:
     import scipy.linalg  # noqa: F401
     from threadpoolctl import threadpool_info
 
-    return {Path(i["filepath"]).parent.name.removesuffix(".libs"): i.get("architecture")
-            for i in threadpool_info() if i.get("internal_api") == "openblas"}
+    found = {Path(i["filepath"]).parent.name.removesuffix(".libs"): i.get("architecture")
+             for i in threadpool_info() if i.get("internal_api") == "openblas"}
+    return {name: found[name] for name in ("numpy", "scipy") if name in found}   # not others loaded (cvxpy's scs)
 
 
 def machine(device: str = "cpu") -> dict:
