@@ -7,9 +7,11 @@ then trains the models on folds 0-29 there with
     python -m repset.pipeline.pack config.yaml --paths-from <their record paths>
 to be paired with reproduction/runs.csv's records of the same folds. Records: reproduction/embed_seed/seed<SEED>/
 (MUTAG's)."""
-import argparse, sys
-import numpy as np
+import argparse, os, sys
 sys.path.insert(0, ".")
+from repset.provenance import openblas_environment
+os.environ.update(openblas_environment())   # before numpy loads OpenBLAS: the record's stores' kernels (docs/record.md)
+import numpy as np
 from repset.datasets.store import load_collection
 from repset.pipeline.data import graph_embedding, graph_store
 from repset.pipeline.pack import load_config

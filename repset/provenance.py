@@ -102,6 +102,23 @@ def blas_description() -> str | None:
     return blas.group(1) if blas else None
 
 
+#: the OpenBLAS kernels the record's graph stores were built with (a family 25 AMD EPYC picked them itself)
+STORE_OPENBLAS_KERNELS = "SkylakeX"
+
+
+def openblas_environment(cpu: dict | None = None, environ: dict | None = None) -> dict[str, str]:
+    """``{"OPENBLAS_CORETYPE": "SkylakeX"}`` (:data:`STORE_OPENBLAS_KERNELS`) where the CPU (:func:`cpu_description`)
+    has AVX-512 and ``environ`` (default ``os.environ``) sets no ``OPENBLAS_CORETYPE``; else ``{}``. A struc2vec job
+    sets it before numpy loads OpenBLAS, so that every AVX-512 CPU builds the record's graph stores byte for byte
+    (a Zen 5 EPYC otherwise falls back to Haswell kernels: docs/record.md); an AVX2-only CPU cannot run them, and
+    its stores differ (the train rule refuses to mix them with the records')."""
+    environ = os.environ if environ is None else environ
+    cpu = cpu_description() if cpu is None else cpu
+    if "OPENBLAS_CORETYPE" in environ or "avx512f" not in (cpu.get("flags") or []):
+        return {}
+    return {"OPENBLAS_CORETYPE": STORE_OPENBLAS_KERNELS}
+
+
 def openblas_kernels() -> dict[str, str | None]:
     """The kernels each OpenBLAS that numpy and scipy bundle chose, by package (threadpoolctl's ``architecture``,
     e.g. ``{"numpy": "Haswell", "scipy": "SkylakeX"}``). OpenBLAS picks them by CPU when it loads, unless

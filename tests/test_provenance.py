@@ -74,3 +74,15 @@ def test_a_cpu_kind_tells_apart_the_families_that_one_name_covers():
     assert cpu_kind(None) is None and cpu_kind({"model": None}) is None
     info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\nflags\t\t: avx2 fma\n"
     assert cpu_kind(cpu_description(info)) == "AMD EPYC (family 26, model 2)"
+
+
+def test_struc2vec_jobs_pick_the_record_stores_kernels_where_the_cpu_has_them():
+    from repo_paths import ROOT
+    from repset.provenance import openblas_environment
+
+    avx512 = {"model": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
+    assert openblas_environment(avx512, {}) == {"OPENBLAS_CORETYPE": "SkylakeX"}
+    assert openblas_environment(avx512, {"OPENBLAS_CORETYPE": "Haswell"}) == {}      # the user's choice stands
+    assert openblas_environment({"model": "AMD EPYC", "flags": ["avx2", "fma"]}, {}) == {}   # AVX2 only: cannot
+    script = (ROOT / "workflow" / "scripts" / "struc2vec.py").read_text()
+    assert script.index("os.environ.update(openblas_environment())") < script.index("from repset.pipeline.data import")
