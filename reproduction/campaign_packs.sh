@@ -15,7 +15,8 @@ CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 CLONE=$(cd "${CLONE:-$CHECKOUT}" && pwd) || exit 1
 cd "$CLONE" || exit 1
 [[ -f .venv/bin/activate ]] && . .venv/bin/activate
-if grep -q avx512f /proc/cpuinfo 2>/dev/null; then export STORE_ENV="OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}"; else export STORE_ENV=""; fi
+# the records' kernels, over a machine-wide OPENBLAS_CORETYPE (a VM of 2026-11-27 set Haswell for every process)
+if grep -q avx512f /proc/cpuinfo 2>/dev/null; then export STORE_ENV="OPENBLAS_CORETYPE=SkylakeX"; else export STORE_ENV=""; fi
 for d in "$@"; do
   store=$(python -c "
 import sys, yaml

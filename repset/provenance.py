@@ -102,27 +102,24 @@ def blas_description() -> str | None:
     return blas.group(1) if blas else None
 
 
-#: the OpenBLAS kernels the record's graph stores were built with (a family 25 AMD EPYC picked them itself)
+#: the OpenBLAS kernels the record's graph stores were built with (OpenBLAS's own choice on the AVX-512 EPYCs)
 STORE_OPENBLAS_KERNELS = "SkylakeX"
 
 
-def openblas_environment(cpu: dict | None = None, environ: dict | None = None) -> dict[str, str]:
+def openblas_environment(cpu: dict | None = None) -> dict[str, str]:
     """``{"OPENBLAS_CORETYPE": "SkylakeX"}`` (:data:`STORE_OPENBLAS_KERNELS`) where the CPU (:func:`cpu_description`)
-    has AVX-512 and ``environ`` (default ``os.environ``) sets no ``OPENBLAS_CORETYPE``; else ``{}``. A struc2vec job
-    sets it before numpy loads OpenBLAS, so that every AVX-512 CPU builds the record's graph stores byte for byte
-    (a Zen 5 EPYC otherwise falls back to Haswell kernels: docs/record.md); an AVX2-only CPU cannot run them, and
-    its stores differ (the train rule refuses to mix them with the records')."""
-    environ = os.environ if environ is None else environ
+    has AVX-512, else ``{}``. A struc2vec job sets it before numpy loads OpenBLAS, over any value the machine's
+    environment sets (a VM of 2026-11-27 set ``OPENBLAS_CORETYPE=Haswell`` for every process, and its embeddings
+    differed: docs/record.md), so that every AVX-512 CPU builds the record's graph stores byte for byte; an AVX2-only
+    CPU cannot run those kernels, and its stores differ (the train rule refuses to mix them with the records')."""
     cpu = cpu_description() if cpu is None else cpu
-    if "OPENBLAS_CORETYPE" in environ or "avx512f" not in (cpu.get("flags") or []):
-        return {}
-    return {"OPENBLAS_CORETYPE": STORE_OPENBLAS_KERNELS}
+    return {"OPENBLAS_CORETYPE": STORE_OPENBLAS_KERNELS} if "avx512f" in (cpu.get("flags") or []) else {}
 
 
 def openblas_kernels() -> dict[str, str | None]:
     """The kernels each OpenBLAS that numpy and scipy bundle chose, by package (threadpoolctl's ``architecture``,
     e.g. ``{"numpy": "Haswell", "scipy": "SkylakeX"}``). OpenBLAS picks them by CPU when it loads, unless
-    ``OPENBLAS_CORETYPE`` names them; a CPU newer than the library falls back to older kernels. scipy's level-1
+    ``OPENBLAS_CORETYPE`` names them (a machine's environment may set it: docs/record.md). scipy's level-1
     BLAS carries gensim's skip-gram, so a struc2vec embedding follows them (docs/record.md)."""
     import numpy  # noqa: F401 - loaded, so threadpoolctl sees their libraries
     import scipy.linalg  # noqa: F401

@@ -1,8 +1,10 @@
 """struc2vec node embeddings of one graph dataset (disjoint union of its graphs)."""
+import logging
 import os
 
 from repset.provenance import openblas_environment   # light: nothing here loads numpy's or scipy's OpenBLAS yet
 
+ambient = os.environ.get("OPENBLAS_CORETYPE")
 os.environ.update(openblas_environment())   # the record's stores' kernels where the CPU has them (docs/record.md)
 
 from repset.pipeline.data import graph_embedding  # noqa: E402 - after the kernels are chosen
@@ -10,6 +12,9 @@ from repset.pipeline.joblog import job_log  # noqa: E402
 from repset.threads import set_threads  # noqa: E402
 
 with job_log(snakemake.log[0]):
+    if ambient is not None and ambient != os.environ.get("OPENBLAS_CORETYPE"):
+        logging.getLogger(__name__).info("OPENBLAS_CORETYPE=%s of the environment replaced by %s for the embedding",
+                                         ambient, os.environ["OPENBLAS_CORETYPE"])
     set_threads(snakemake.threads)
     p = snakemake.params
     graph_embedding(snakemake.wildcards.dataset, p.raw_dir, snakemake.output.embedding, p.options, p.seed,
