@@ -61,7 +61,7 @@ def check_store_of_records(store: str | os.PathLike, out: str | os.PathLike, dat
     laid out as a protocol record (``<runs>/<dataset>/<model>/<point>/split<k>_seed<s>.json``), ValueError naming
     both stores' sha256 and a record when the first other record found there names a different
     ``store_meta.sha256`` than ``store``'s sidecar. A store rebuilt on another machine can differ (the struc2vec
-    embedding follows OpenBLAS's kernels, which it picks by CPU: docs/record.md), and one dataset must be one
+    embedding follows OpenBLAS's kernels, which the CPU or OPENBLAS_CORETYPE picks: docs/record.md), and one dataset must be one
     protocol. No check for another layout (a rerun's scratch file) or where the folder holds no other record."""
     out = Path(out).absolute()
     if len(out.parents) < 3 or out.parents[2].name != dataset or not re.fullmatch(r"split\d+_seed\d+\.json", out.name):
