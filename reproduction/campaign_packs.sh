@@ -15,8 +15,11 @@ CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 CLONE=$(cd "${CLONE:-$CHECKOUT}" && pwd) || exit 1
 cd "$CLONE" || exit 1
 [[ -f .venv/bin/activate ]] && . .venv/bin/activate
-# the records' kernels, over a machine-wide OPENBLAS_CORETYPE (a VM of 2026-11-27 set Haswell for every process)
-if grep -q avx512f /proc/cpuinfo 2>/dev/null; then export STORE_ENV="OPENBLAS_CORETYPE=SkylakeX"; else export STORE_ENV=""; fi
+# the checkout's own choices (a pinned clone may predate them): the records' store kernels, over a machine-wide
+# OPENBLAS_CORETYPE (a VM of 2026-11-27 set Haswell for every process), and the name of a dataset's archive
+checkout_py() { python -c "import sys; sys.path.insert(0, sys.argv[1]); $1" "$CHECKOUT" "${@:2}"; }
+STORE_ENV=$(checkout_py "from repset.provenance import openblas_environment
+print(' '.join(f'{k}={v}' for k, v in openblas_environment().items()))") || exit 1
 for d in "$@"; do
   store=$(python -c "
 import sys, yaml
@@ -34,7 +37,8 @@ print(f"{store}: sha256 {ours}; the records': {sorted(theirs) or 'none yet'}")
 if theirs and theirs != {ours}:
     sys.exit(f"{store}: not the store of {dataset}'s records ({sorted(theirs)}): rebuild it as they were (docs/record.md)")
 PY
-  if [[ -e $CHECKOUT/reproduction/records/$(echo "$d" | tr 'A-Z' 'a-z').tar.gz ]]; then
+  archive=$(checkout_py "from repset.pipeline.archive import archive_name; print(archive_name(sys.argv[2]))" "$d") || exit 1
+  if [[ -e $CHECKOUT/reproduction/records/$archive ]]; then
     python -m repset.pipeline.record restore "$CHECKOUT/reproduction" results/runs --dataset "$d" || exit 1
   fi
   missing=$(mktemp)
