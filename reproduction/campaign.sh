@@ -4,7 +4,7 @@
 # Each finished job is a record; this folder keeps them (`export` below), so a stopped machine loses
 # only the jobs in flight.
 #
-#   nohup nice -n 19 reproduction/campaign.sh [DATASET ...] > campaign.log 2>&1 &   # from the repository root
+#   setsid nohup nice -n 19 reproduction/campaign.sh [DATASET ...] > campaign.log 2>&1 &   # from the repository root
 #   python -m repset.pipeline.record export results/runs reproduction               # commit what finished
 #
 # Start of a session: each dataset's store is built first, then its records in this folder are restored
@@ -14,7 +14,10 @@ set -uo pipefail
 # Under Linux's autogroup scheduling (sched_autogroup_enabled = 1) a job started in its own session (setsid, a
 # new terminal) is its own group, and nice applies only inside the group: at nice 19 it still took an equal
 # share of the CPU from interactive work here (2026-11-27). Lower the group itself where the kernel allows.
-echo "${AUTOGROUP_NICE:-19}" > /proc/self/autogroup 2>/dev/null || true
+# The autogroup is the whole session's: lower it only where this script leads its own session (setsid), never the
+# caller's shell (run directly, the line renices every later command of that terminal: 2026-11-28).
+read -r -a _stat < /proc/$$/stat
+[[ ${_stat[5]} == "$$" ]] && { echo "${AUTOGROUP_NICE:-19}" > /proc/self/autogroup 2>/dev/null || true; }
 cd "$(dirname "$0")/.."
 DATASETS=("$@")
 if [[ ${#DATASETS[@]} -eq 0 ]]; then
