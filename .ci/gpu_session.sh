@@ -16,7 +16,9 @@
 # GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has one worker less.
 # STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first.
 # Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
-# pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead.
+# pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead;
+# a kind not finished yet is judged by END_BUDGET's seconds per run (default reproduction/budget/graphs_stores.csv,
+# pack --budget), scaled by the finished kinds' measured / budget seconds.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_session_out}
@@ -25,6 +27,8 @@ LIMIT=${LIMIT:-560}
 MARGIN=${MARGIN:-45}
 if [ -n "${GPU_JOBS:-}" ]; then WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}; else WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}; fi
 mkdir -p "$OUT"
+END_BUDGET=${END_BUDGET:-reproduction/budget/graphs_stores.csv}
+BUDGET_ARGS=(); [ -f "$END_BUDGET" ] && BUDGET_ARGS=(--budget "$END_BUDGET")
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 # the copy travels with the session's starting .git: records name the commit written here beforehand
 # (git rev-parse HEAD > device_jobs/commit; commit first)
@@ -53,12 +57,12 @@ end_at=$(( $(date +%s) + hard - 5 ))   # the packs' --end as a clock time: their
 if [ -n "${GPU_JOBS:-}" ]; then
   echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, one worker, no new run after ${left} s"
   timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
-    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end-at "$end_at" > "$OUT/gpu_runs.log" 2>&1 &
+    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/gpu_runs.log" 2>&1 &
   gpu_pid=$!
 fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
 timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" \
-  --workers "$WORKERS" --deadline "$left" --end-at "$end_at" > "$OUT/runs.log" 2>&1
+  --workers "$WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
 if [ -n "${gpu_pid:-}" ]; then

@@ -11,7 +11,9 @@ in N processes at ``--threads`` each (1, as the ``train`` rule), handing out a f
 ``--deadline`` seconds no new run starts (the runs in progress finish), so a lease's time is not cut
 mid-run. ``--end`` (seconds: when the caller stops the driver; ``--end-at``: the same as a clock time)
 also holds back a run that would not finish by then, judged by the longest run of its record folder
-(dataset, model, point) finished so far in this call; shorter runs further down the list start instead. A run that fails is reported by path; the
+(dataset, model, point) finished so far in this call; shorter runs further down the list start instead. With
+``--budget`` a folder not finished yet is judged by the budget table's seconds per run, scaled by the largest
+ratio of measured to budget seconds among the folders finished so far. A run that fails is reported by path; the
 others go on, and the exit status is then 1.
 """
 from __future__ import annotations
@@ -136,11 +138,33 @@ def _kind(path: str) -> str:
     return os.path.dirname(path)
 
 
+def _budget_key(kind: str) -> tuple[str, str, str] | None:
+    """The (dataset, model, point) of a record folder, as budget tables key them."""
+    match = PATH.search(kind + "/split0_seed0.json")
+    return (match["dataset"], match["model"], match["point"]) if match else None
+
+
+def expected_seconds(longest: dict[str, float], budget: dict[tuple[str, str, str], float],
+                     kinds: set[str]) -> dict[str, float]:
+    """Seconds expected of a run of each of ``kinds`` (record folders): the ``longest`` of the kind finished so
+    far, else the ``budget``'s seconds per run (dataset, model, point) times the largest ratio of ``longest`` to
+    budget among the finished kinds; no entry where neither is known (such a run is expected to fit)."""
+    ratios = [seconds / budget[key] for kind, seconds in longest.items() if budget.get(key := _budget_key(kind))]
+    scale = max(ratios, default=None)
+    expected = {}
+    for kind in kinds:
+        if kind in longest:
+            expected[kind] = longest[kind]
+        elif scale is not None and budget.get(key := _budget_key(kind)):
+            expected[kind] = budget[key] * scale
+    return expected
+
+
 def next_task(queue: list[list[str]], elapsed: float, end: float | None,
               longest: dict[str, float]) -> list[str] | None:
     """Remove and return the first task of ``queue`` expected to finish by ``end`` seconds (None: any), at
-    ``elapsed`` seconds, each of its runs taking as long as the ``longest`` of its kind so far (a kind not
-    seen yet is expected to fit); None when none fits."""
+    ``elapsed`` seconds, each of its runs taking the ``longest`` seconds of its kind (:func:`expected_seconds`;
+    a kind without an estimate is expected to fit); None when none fits."""
     for i, task in enumerate(queue):
         if end is None or elapsed + sum(longest.get(_kind(p), 0.0) for p in task) <= end:
             return queue.pop(i)
@@ -148,21 +172,24 @@ def next_task(queue: list[list[str]], elapsed: float, end: float | None,
 
 
 def train_parallel(config: dict, paths: Sequence[str], workers: int, threads: int = 1, force: bool = False,
-                   chunk: int = 2, deadline: float | None = None, end: float | None = None) -> dict[str, list]:
+                   chunk: int = 2, deadline: float | None = None, end: float | None = None,
+                   budget: dict[tuple[str, str, str], float] | None = None) -> dict[str, list]:
     """Train ``paths`` in ``workers`` processes (``threads`` torch/Numba threads each), ``chunk`` runs per
     task; no task starts after ``deadline`` seconds, nor one not expected to finish by ``end`` seconds
-    (:func:`next_task`). Returns ``{"written": [...], "failed": [(path, error)], "not_started": [...]}``."""
+    (:func:`next_task`; kinds not finished yet by the ``budget``'s seconds per run, :func:`expected_seconds`).
+    Returns ``{"written": [...], "failed": [(path, error)], "not_started": [...]}``."""
     paths = [p for p in paths if force or not os.path.exists(p)]
     queue = [list(paths[i:i + chunk]) for i in range(0, len(paths), chunk)]
     start, result = time.monotonic(), {"written": [], "failed": [], "not_started": []}
     longest: dict[str, float] = {}
+    kinds = {_kind(p) for p in paths}
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=set_threads,
                              initargs=(threads,)) as pool:
         pending: dict = {}
         late = False   # the first tasks start whatever the deadline
         while True:
             while len(pending) < workers and not late:
-                task = next_task(queue, time.monotonic() - start, end, longest)
+                task = next_task(queue, time.monotonic() - start, end, expected_seconds(longest, budget or {}, kinds))
                 if task is None:
                     break
                 pending[pool.submit(_train_chunk, config, task, force)] = task
@@ -202,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                              "is not expected to finish by then (one run per task)")
     parser.add_argument("--end-at", type=float, default=None, metavar="UNIX_SECONDS",
                         help="--end as a clock time (date +%%s), for a caller that times the whole process")
+    parser.add_argument("--budget", metavar="BUDGET_CSV",
+                        help="with --end: judge a kind not finished yet by this budget table's seconds per run, scaled "
+                             "by the finished kinds' measured / budget seconds (reproduction/budget/graphs_stores.csv)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
@@ -226,8 +256,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         set_threads(args.threads)
         train_paths(config, paths, args.force)
         return
+    budget = None
+    if args.budget:
+        import pandas as pd
+
+        budget = seconds_per_run(pd.read_csv(args.budget))
     result = train_parallel(config, paths, args.workers, args.threads, args.force, chunk=2 if end is None else 1,
-                            deadline=args.deadline, end=end)
+                            deadline=args.deadline, end=end, budget=budget)
     print(f"{len(result['written'])} written, {len(result['failed'])} failed, "
           f"{len(result['not_started'])} not started (deadline or end)")
     for path, error in result["failed"]:

@@ -120,6 +120,23 @@ def test_next_task_starts_the_first_run_expected_to_finish_by_the_end():
     assert pack.next_task([[f"{short}/split1_seed0.json", f"{short}/split2_seed0.json"]], 143.0, 150.0, longest) is None
 
 
+def test_expected_seconds_scale_the_budget_by_the_finished_kinds():
+    base = "results/runs/PROTEINS/repset"
+    budget = {("PROTEINS", "repset", "k50-m100"): 200.0, ("PROTEINS", "repset", "k50-m50"): 100.0,
+              ("PROTEINS", "repset", "k10-m20"): 4.0}
+    kinds = {f"{base}/k50-m100", f"{base}/k50-m50", f"{base}/k10-m20", "results/runs/MUTAG/nn_max/default"}
+    assert pack.expected_seconds({}, budget, kinds) == {}                    # nothing finished: no estimate yet
+    # k50-m100 took 300 s against the budget's 200: a k50-m50 run is expected at 1.5 x 100 s
+    expected = pack.expected_seconds({f"{base}/k50-m100": 300.0}, budget, kinds)
+    assert expected == {f"{base}/k50-m100": 300.0, f"{base}/k50-m50": 150.0, f"{base}/k10-m20": 6.0}
+    # the largest ratio among finished kinds; a finished kind keeps its own longest; absolute paths match too
+    two = {f"/clone/{base}/k50-m100": 300.0, f"/clone/{base}/k10-m20": 8.0}
+    assert pack.expected_seconds(two, budget, {f"/clone/{base}/k50-m50"}) == {f"/clone/{base}/k50-m50": 200.0}
+    # held back by its estimate, a shorter run further down starts instead
+    queue = [[f"{base}/k50-m50/split7_seed0.json"], [f"{base}/k10-m20/split7_seed0.json"]]
+    assert pack.next_task(queue, 100.0, 200.0, expected) == [f"{base}/k10-m20/split7_seed0.json"]
+
+
 def test_parallel_end_starts_no_run_that_would_pass_it(config, tmp_path, monkeypatch, capsys):
     """One worker: the first run (its kind not seen yet) starts before ``end``; the second, whose kind took
     longer than the time left, does not; with time enough both are written."""
