@@ -111,11 +111,17 @@ def longest_first(paths: Sequence[str], budget: pd.DataFrame) -> list[str]:
     seconds = seconds_per_run(budget)
 
     def key(path: str) -> float:
-        match = PATH.search(path)
-        found = seconds.get((match["dataset"], match["model"], match["point"])) if match else None
+        found = run_seconds(seconds, path)
         return -found if found is not None else float("inf")
 
     return sorted(paths, key=key)
+
+
+def run_seconds(seconds: dict[tuple[str, str, str], float], path: str) -> float | None:
+    """The budget's ``seconds`` per run (:func:`~repset.protocol.budget.seconds_per_run`) of a record path's
+    dataset, model and point; None where the path is not a record path or the budget lacks its point."""
+    match = PATH.search(path)
+    return seconds.get((match["dataset"], match["model"], match["point"])) if match else None
 
 
 def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None, float]]:
@@ -138,35 +144,24 @@ def _kind(path: str) -> str:
     return os.path.dirname(path)
 
 
-def _budget_key(kind: str) -> tuple[str, str, str] | None:
-    """The (dataset, model, point) of a record folder, as budget tables key them."""
-    match = PATH.search(kind + "/split0_seed0.json")
-    return (match["dataset"], match["model"], match["point"]) if match else None
-
-
-def expected_seconds(longest: dict[str, float], budget: dict[tuple[str, str, str], float],
-                     kinds: set[str]) -> dict[str, float]:
-    """Seconds expected of a run of each of ``kinds`` (record folders): the ``longest`` of the kind finished so
-    far, else the ``budget``'s seconds per run (dataset, model, point) times the largest ratio of ``longest`` to
-    budget among the finished kinds; no entry where neither is known (such a run is expected to fit)."""
-    ratios = [seconds / budget[key] for kind, seconds in longest.items() if budget.get(key := _budget_key(kind))]
-    scale = max(ratios, default=None)
-    expected = {}
-    for kind in kinds:
-        if kind in longest:
-            expected[kind] = longest[kind]
-        elif scale is not None and budget.get(key := _budget_key(kind)):
-            expected[kind] = budget[key] * scale
-    return expected
+def expected_seconds(longest: dict[str, float], budget: dict[str, float]) -> dict[str, float]:
+    """Seconds expected of a run of each kind (record folder): the ``longest`` of the kind finished so far, else
+    its ``budget`` seconds per run (by kind: :func:`run_seconds`) times the largest ratio of ``longest`` to
+    ``budget`` among the finished kinds; no entry where neither is known (such a run is expected to fit)."""
+    ratios = [seconds / budget[kind] for kind, seconds in longest.items() if budget.get(kind)]
+    if not ratios:
+        return dict(longest)
+    scale = max(ratios)
+    return {kind: seconds * scale for kind, seconds in budget.items() if seconds} | longest
 
 
 def next_task(queue: list[list[str]], elapsed: float, end: float | None,
-              longest: dict[str, float]) -> list[str] | None:
+              expected: dict[str, float]) -> list[str] | None:
     """Remove and return the first task of ``queue`` expected to finish by ``end`` seconds (None: any), at
-    ``elapsed`` seconds, each of its runs taking the ``longest`` seconds of its kind (:func:`expected_seconds`;
+    ``elapsed`` seconds, each of its runs taking the ``expected`` seconds of its kind (:func:`expected_seconds`;
     a kind without an estimate is expected to fit); None when none fits."""
     for i, task in enumerate(queue):
-        if end is None or elapsed + sum(longest.get(_kind(p), 0.0) for p in task) <= end:
+        if end is None or elapsed + sum(expected.get(_kind(p), 0.0) for p in task) <= end:
             return queue.pop(i)
     return None
 
@@ -182,14 +177,14 @@ def train_parallel(config: dict, paths: Sequence[str], workers: int, threads: in
     queue = [list(paths[i:i + chunk]) for i in range(0, len(paths), chunk)]
     start, result = time.monotonic(), {"written": [], "failed": [], "not_started": []}
     longest: dict[str, float] = {}
-    kinds = {_kind(p) for p in paths}
+    by_kind = {_kind(p): seconds for p in paths if (seconds := run_seconds(budget or {}, p))}   # the budget per kind
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=set_threads,
                              initargs=(threads,)) as pool:
         pending: dict = {}
         late = False   # the first tasks start whatever the deadline
         while True:
             while len(pending) < workers and not late:
-                task = next_task(queue, time.monotonic() - start, end, expected_seconds(longest, budget or {}, kinds))
+                task = next_task(queue, time.monotonic() - start, end, expected_seconds(longest, by_kind))
                 if task is None:
                     break
                 pending[pool.submit(_train_chunk, config, task, force)] = task

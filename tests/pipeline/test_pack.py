@@ -122,16 +122,20 @@ def test_next_task_starts_the_first_run_expected_to_finish_by_the_end():
 
 def test_expected_seconds_scale_the_budget_by_the_finished_kinds():
     base = "results/runs/PROTEINS/repset"
-    budget = {("PROTEINS", "repset", "k50-m100"): 200.0, ("PROTEINS", "repset", "k50-m50"): 100.0,
-              ("PROTEINS", "repset", "k10-m20"): 4.0}
-    kinds = {f"{base}/k50-m100", f"{base}/k50-m50", f"{base}/k10-m20", "results/runs/MUTAG/nn_max/default"}
-    assert pack.expected_seconds({}, budget, kinds) == {}                    # nothing finished: no estimate yet
+    seconds = {("PROTEINS", "repset", "k50-m100"): 200.0, ("PROTEINS", "repset", "k50-m50"): 100.0,
+               ("PROTEINS", "repset", "k10-m20"): 4.0}
+    # a record path's budget seconds, absolute paths too; none for a point the budget lacks or another path
+    assert pack.run_seconds(seconds, f"/clone/{base}/k50-m50/split3_seed0.json") == 100.0
+    assert pack.run_seconds(seconds, "results/runs/MUTAG/nn_max/default/split0_seed0.json") is None
+    assert pack.run_seconds(seconds, "notes.txt") is None
+    budget = {f"{base}/{point}": seconds[("PROTEINS", "repset", point)] for point in ("k50-m100", "k50-m50", "k10-m20")}
+    assert pack.expected_seconds({}, budget) == {}                           # nothing finished: no estimate yet
     # k50-m100 took 300 s against the budget's 200: a k50-m50 run is expected at 1.5 x 100 s
-    expected = pack.expected_seconds({f"{base}/k50-m100": 300.0}, budget, kinds)
+    expected = pack.expected_seconds({f"{base}/k50-m100": 300.0}, budget)
     assert expected == {f"{base}/k50-m100": 300.0, f"{base}/k50-m50": 150.0, f"{base}/k10-m20": 6.0}
-    # the largest ratio among finished kinds; a finished kind keeps its own longest; absolute paths match too
-    two = {f"/clone/{base}/k50-m100": 300.0, f"/clone/{base}/k10-m20": 8.0}
-    assert pack.expected_seconds(two, budget, {f"/clone/{base}/k50-m50"}) == {f"/clone/{base}/k50-m50": 200.0}
+    # the largest ratio among finished kinds; a finished kind keeps its own longest
+    two = pack.expected_seconds({f"{base}/k50-m100": 300.0, f"{base}/k10-m20": 8.0}, budget)
+    assert two == {f"{base}/k50-m100": 300.0, f"{base}/k50-m50": 200.0, f"{base}/k10-m20": 8.0}
     # held back by its estimate, a shorter run further down starts instead
     queue = [[f"{base}/k50-m50/split7_seed0.json"], [f"{base}/k10-m20/split7_seed0.json"]]
     assert pack.next_task(queue, 100.0, 200.0, expected) == [f"{base}/k10-m20/split7_seed0.json"]
