@@ -11,13 +11,7 @@
 # (newer than the store, so Snakemake takes them as done; records already in results/runs are kept), so
 # only the missing jobs run. Pause for a timing with `kill -STOP -- -<pgid>`, resume with -CONT.
 set -uo pipefail
-# Under Linux's autogroup scheduling (sched_autogroup_enabled = 1) a job started in its own session (setsid, a
-# new terminal) is its own group, and nice applies only inside the group: at nice 19 it still took an equal
-# share of the CPU from interactive work here (2026-11-27). Lower the group itself where the kernel allows.
-# The autogroup is the whole session's: lower it only where this script leads its own session (setsid), never the
-# caller's shell (run directly, the line renices every later command of that terminal: 2026-11-28).
-read -r -a _stat < /proc/$$/stat
-[[ ${_stat[5]} == "$$" ]] && { echo "${AUTOGROUP_NICE:-19}" > /proc/self/autogroup 2>/dev/null || true; }
+. "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
 cd "$(dirname "$0")/.."
 DATASETS=("$@")
 if [[ ${#DATASETS[@]} -eq 0 ]]; then

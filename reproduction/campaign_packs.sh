@@ -18,10 +18,7 @@
 #     MODELS="repset_init_small approx_repset_init_small" reproduction/campaign_packs.sh amazon 20ng
 #   python -m repset.pipeline.record export $CLONE/results/runs reproduction/init_small
 set -uo pipefail
-# The autogroup is the whole session's: lower it only where this script leads its own session (setsid), never the
-# caller's shell (run directly, the line renices every later command of that terminal: 2026-11-28).
-read -r -a _stat < /proc/$$/stat
-[[ ${_stat[5]} == "$$" ]] && { echo "${AUTOGROUP_NICE:-19}" > /proc/self/autogroup 2>/dev/null || true; }
+. "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
 CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 CLONE=$(cd "${CLONE:-$CHECKOUT}" && pwd) || exit 1
 RECORDS=$CHECKOUT/${RECORDS:-reproduction}
