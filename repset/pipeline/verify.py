@@ -7,7 +7,10 @@ that made it) in a fresh process whose kernels are the recorded ones where this 
 attributed to what differs between the record's provenance and the rerun's: the kernels (torch's CPU
 capability, the CPU vendor and model, which choose MKL's code path too), the code (commit) or neither::
 
-    python -m repset.pipeline.record verify reproduction --runs 3 --seed 1 [--dataset twitter]
+    python -m repset.pipeline.record verify reproduction --runs 3 --seed 1 [--dataset twitter] [--this-cpu]
+
+``--this-cpu`` draws among the records trained on this machine's CPU kind only (:func:`~repset.provenance.cpu_kind`:
+name, family and model), the kind on which a record is expected to repeat bit for bit.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import pandas as pd
 
 from repset.pipeline.archive import RecordError, checked_archives
 from repset.protocol.selection import training_path
-from repset.provenance import LEGACY_DEFAULTS, cpu_kind
+from repset.provenance import LEGACY_DEFAULTS, cpu_description, cpu_kind
 
 __all__ = ["verify_records", "rerun_record", "rerun_in_process", "kernel_environment", "NOT_COMPARED"]
 
@@ -136,11 +139,12 @@ def path_taken(record: dict) -> str:
 
 
 def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, datasets: list[str] | None = None,
-                   device: str = "cpu", names: list[str] | None = None) -> pd.DataFrame:
+                   device: str = "cpu", names: list[str] | None = None, this_cpu: bool = False) -> pd.DataFrame:
     """Rerun ``runs`` recorded jobs drawn at random (``seed``) among the records of ``datasets`` (default:
-    all) made on ``device`` (or the records ``names``, archive member paths), each in a fresh process on its
-    recorded kernels where this machine has them.
-    One row per job: the record, the training path it took and its options, the kernels, whether every compared
+    all) made on ``device`` (with ``this_cpu``, on this machine's CPU kind only), or the records ``names`` (archive
+    member paths), each in a fresh process on its recorded kernels where this machine has them.
+    One row per job: the record, the CPU kind it was trained on, the training path it took and its options, the
+    kernels, whether every compared
     field is identical, the fields that differ (recorded -> rerun), the likely cause, the fields this code adds,
     the seconds."""
     import torch
@@ -152,20 +156,25 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
             record = json.loads(data)
             if "train_config" in record and record["train_config"].get("device", "cpu") == device:   # runs only
                 members.append((name, record))
+    what = f"{device} run records"
+    if this_cpu:
+        kind = cpu_kind(cpu_description())
+        members = [(n, r) for n, r in members if _trained_on(r) == kind]
+        what = f"{device} run records trained on {kind}"
     if names is not None:
         unknown = sorted(set(names) - {n for n, _ in members})
         if unknown:
-            raise ValueError(f"{record_dir}: no {device} run record {', '.join(unknown)}")
+            raise ValueError(f"{record_dir}: no {what[:-1]} {', '.join(unknown)}")
         members, runs = [m for m in members if m[0] in names], len(names)
     if len(members) < runs:
-        raise ValueError(f"{record_dir}: {len(members)} {device} records, fewer than the {runs} asked for")
+        raise ValueError(f"{record_dir}: {len(members)} {what}, fewer than the {runs} asked for")
     rows = []
     for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
         env, kernels = kernel_environment(record, here)
         rerun = rerun_in_process(record, env, name)
         differ, added = differences(record, rerun)
         options = {k: record["train_config"].get(k, f"{LEGACY_DEFAULTS[k]} (legacy)") for k in LEGACY_DEFAULTS}
-        rows.append({"record": name, "path taken": path_taken(record),
+        rows.append({"record": name, "trained on": _trained_on(record) or "not named", "path taken": path_taken(record),
                      "training options": ", ".join(f"{k}={v}" for k, v in options.items()),
                      "kernels": kernels, "identical": not differ, "differing fields": "; ".join(differ) or "-",
                      "cause": _cause(record, rerun, differ), "fields added by this code": ", ".join(added) or "-",
@@ -173,15 +182,20 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
     return pd.DataFrame(rows)
 
 
+def _trained_on(record: dict) -> str | None:
+    return cpu_kind(record.get("provenance", {}).get("machine", {}).get("cpu"))
+
+
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record_dir"), parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dataset", action="append", help="draw from this dataset's records only (repeatable)")
     parser.add_argument("--record", action="append", help="rerun this record (archive member path; repeatable)")
+    parser.add_argument("--this-cpu", action="store_true", help="draw among the records trained on this CPU kind only")
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    table = verify_records(args.record_dir, args.runs, args.seed, args.dataset, names=args.record)
+    table = verify_records(args.record_dir, args.runs, args.seed, args.dataset, names=args.record, this_cpu=args.this_cpu)
     print(table.to_markdown(index=False))
     return 0 if table["identical"].all() else 1
 

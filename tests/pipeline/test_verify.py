@@ -4,6 +4,7 @@ import json
 import pytest
 
 from repset.pipeline.verify import _cause, differences, kernel_environment
+from repset.provenance import cpu_description, cpu_kind
 
 
 def test_differences_are_named_leaf_by_leaf():
@@ -68,8 +69,9 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
             grid_choice(grid_choice_inputs(config, "bbcsport", "repset", 0), choice)
         train_split(store, run, run_settings(config, "repset", run.point), run.path, choice=choice)
     export_records("results/runs", "reproduction")
-    table = verify_records("reproduction", runs=3, seed=0)
+    table = verify_records("reproduction", runs=3, seed=0, this_cpu=True)     # every record was trained here
     assert len(table) == 3 and table["identical"].all() and (table["differing fields"] == "-").all()
+    assert (table["trained on"] == cpu_kind(cpu_description())).all()
     assert any("chosen" in r for r in table["record"])                 # a chosen split reruns from its grid choice
     assert (table["training options"] == "distinct_elements=False, ragged=False, max_elements=None").all()
     assert (table["path taken"] == "padded").all()
@@ -81,7 +83,10 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
         assert record["provenance"].pop("machine")["torch_threads"] == record["torch_threads"]
         path.write_text(json.dumps(record))
     export_records("results/runs", "reproduction")
+    with pytest.raises(ValueError, match=r"0 cpu run records trained on .*, fewer than the 1 asked for"):
+        verify_records("reproduction", runs=1, this_cpu=True)           # they no longer name a CPU
     table = verify_records("reproduction", runs=1, seed=0)
+    assert (table["trained on"] == "not named").all()
     assert table["identical"].all() and (table["fields added by this code"] == "train_config.distinct_elements").all()
     assert table["kernels"].str.startswith("not recorded").all()
     assert (table["training options"].str.startswith("distinct_elements=False (legacy)")).all()
@@ -95,7 +100,7 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
     row = verify_records("reproduction", names=["bbcsport/repset/k2-m2/split0_seed0.json"]).iloc[0]
     assert not row["identical"] and row["differing fields"] == f"test.error: {error + 0.5!r} -> {error!r}"
     assert "kernels unknown" in row["cause"]
-    with pytest.raises(ValueError, match="3 cpu records, fewer than the 4 asked for"):
+    with pytest.raises(ValueError, match="3 cpu run records, fewer than the 4 asked for"):
         verify_records("reproduction", runs=4)
     with pytest.raises(ValueError, match="no cpu run record bbcsport/nope.json"):
         verify_records("reproduction", names=["bbcsport/nope.json"])
