@@ -15,10 +15,10 @@ import pandas as pd
 
 from repset.datasets.registry import get_spec
 from repset.protocol.budget import seconds_per_run
-from repset.protocol.jobs import runs
+from repset.protocol.jobs import CHOSEN, runs
 from repset.protocol.plan import datasets, split_count
 
-__all__ = ["progress_table", "progress_markdown"]
+__all__ = ["progress_table", "progress_markdown", "records_seconds"]
 
 RUNS_PREFIX = "results/runs/"
 
@@ -41,6 +41,32 @@ def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
     return len(done) if done or any(folder.glob("split*.blocks/*.npz")) else None      # blocks: under way
 
 
+def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], float]) -> dict[tuple[str, str, str], float]:
+    """Seconds of one run per (dataset, model, point) as the records (``runs.csv`` rows: ``path``, ``train_seconds``)
+    give them: the mean of the point's records; a point without records at the budget's ``seconds`` times the
+    median, over the model's points that have both, of records' mean / budget (the budget's own figure where the
+    model has no record there, none where the budget has none either); a ``chosen`` run without records at the
+    mean of its model's points, where each has a figure (as the budget costs it)."""
+    parts = table["path"].astype(str).str.split("/", expand=True)
+    if table.empty or parts.shape[1] < 3:
+        return {}
+    timed = table.assign(dataset=parts[0], model=parts[1], point=parts[2]).dropna(subset=["train_seconds"])
+    measured = {k: float(v) for k, v in timed.groupby(["dataset", "model", "point"])["train_seconds"].mean().items()}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for (dataset, model, point), mean in measured.items():
+        if seconds.get((dataset, model, point)) and point != CHOSEN:
+            ratios.setdefault((dataset, model), []).append(mean / seconds[(dataset, model, point)])
+    out = dict(measured)
+    for key, budget_seconds in seconds.items():
+        if key not in out and key[2] != CHOSEN:
+            out[key] = budget_seconds * (float(pd.Series(ratios[key[:2]]).median()) if key[:2] in ratios else 1.0)
+    for key in {k for k in seconds if k[2] == CHOSEN} | {(d, m, CHOSEN) for d, m, _ in measured}:
+        points = [v for (d, m, p), v in out.items() if (d, m) == key[:2] and p != CHOSEN]
+        if key not in out and points and len(points) == sum(1 for k in seconds if k[:2] == key[:2] and k[2] != CHOSEN):
+            out[key] = sum(points) / len(points)
+    return out
+
+
 def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str] | None = None,
                    budget: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per dataset and model of ``config``'s protocol: ``on_record`` of its ``protocol`` runs in
@@ -48,7 +74,9 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
     protocol's), ``train_hours`` (sum of the protocol runs' ``train_seconds`` / 3600) and ``machines``; then a
     ``wmd`` row for each text dataset that has WMD on record or in ``config['wmd']['datasets']`` (splits).
     ``models``: only these (no WMD row unless named). ``budget``: budget tables' rows (``results/budget/*.csv``)
-    whose seconds per run give ``remaining_hours``, the runs not on record (NaN where one lacks an estimate)."""
+    whose seconds per run give ``remaining_hours``, the runs not on record (NaN where one lacks an estimate), and
+    :func:`records_seconds` ``remaining_hours_records``, the same runs at the records' own seconds (which
+    early stopping and the machines that ran them make differ from the budget's 50-epoch bound)."""
     record_dir = Path(record_dir)
     csv = record_dir / "runs.csv"
     table = pd.DataFrame(columns=["path", "train_seconds", "cpu", "device"])
@@ -58,6 +86,7 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
     text = {get_spec(d).name for d in config["datasets"]["text"]}
     planned_wmd = {get_spec(d).name for d in config.get("wmd", {}).get("datasets", [])}
     seconds = seconds_per_run(budget) if budget is not None else {}
+    measured = records_seconds(table, seconds)
     rows = []
     for dataset in datasets(config):
         protocol: dict[str, list[str]] = {}
@@ -68,17 +97,18 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
             done = by_path.loc[by_path.index.intersection(paths)]
             prefix = f"{RUNS_PREFIX}{dataset}/{model}/"
             extra = sum(1 for p in by_path.index.difference(paths) if p.startswith(prefix))
-            missing = [seconds.get((dataset, model, p.split("/")[-2]), float("nan"))
-                       for p in set(paths).difference(done.index)]
+            points = [(dataset, model, p.split("/")[-2]) for p in set(paths).difference(done.index)]
             rows.append({"dataset": dataset, "model": model, "on_record": len(done), "protocol": len(paths),
                          "extra": extra, "train_hours": done["train_seconds"].sum() / 3600,
-                         "remaining_hours": sum(missing) / 3600, "machines": _machines(done) if len(done) else ""})
+                         "remaining_hours": sum(seconds.get(k, float("nan")) for k in points) / 3600,
+                         "remaining_hours_records": sum(measured.get(k, float("nan")) for k in points) / 3600,
+                         "machines": _machines(done) if len(done) else ""})
         total = split_count(dataset, config)
         splits = _wmd_splits(record_dir, dataset, total) if dataset in text else None
         if (splits is not None or dataset in planned_wmd) and (models is None or "wmd" in models):
             rows.append({"dataset": dataset, "model": "wmd", "on_record": splits or 0,
                          "protocol": total, "extra": 0, "train_hours": float("nan"), "remaining_hours": float("nan"),
-                         "machines": ""})
+                         "remaining_hours_records": float("nan"), "machines": ""})
     out = pd.DataFrame(rows)
     out.attrs["budget"] = budget is not None
     return out
@@ -88,22 +118,30 @@ def _hours(h: float) -> str:
     return f"{h:.2f}" if pd.notna(h) else ""          # blank: no figure
 
 
+def _more(totals: pd.DataFrame, column: str, source: str) -> str:
+    """``, 12.3 more <source>[ for A, B] [(C: no estimate)]`` over the incomplete datasets' ``column``."""
+    remaining = totals.loc[~totals["complete"], column]
+    known, unknown = remaining.dropna(), ", ".join(remaining.index[remaining.isna()])
+    return ((f", {known.sum():.1f} more {source}" + (f" for {', '.join(known.index)}" if unknown else "")
+             if len(known) else "") + (f" ({unknown}: no estimate)" if unknown else ""))
+
+
 def progress_markdown(table: pd.DataFrame) -> str:
-    """Per dataset: runs on record of the protocol's, training hours and the hours the budget gives the rest;
-    then the dataset x model table (WMD counted in splits, not runs; blank hours: no figure)."""
+    """Per dataset: runs on record of the protocol's, training hours and the hours the budget and the records'
+    own seconds give the rest; then the dataset x model table (WMD counted in splits, not runs; blank hours: no
+    figure)."""
     runs_only = table[table["model"] != "wmd"]
+    estimates = ["remaining_hours", "remaining_hours_records"]
     totals = runs_only.groupby("dataset", sort=False).agg(
         on_record=("on_record", "sum"), protocol=("protocol", "sum"), train_hours=("train_hours", "sum"),
-        remaining_hours=("remaining_hours", lambda h: h.sum(min_count=len(h))))     # NaN if any model lacks one
+        **{c: (c, lambda h: h.sum(min_count=len(h))) for c in estimates})     # NaN if any model lacks one
     totals["complete"] = totals["on_record"] == totals["protocol"]
-    rest, hours = "", ["train_hours", "remaining_hours"]
+    rest, hours = "", ["train_hours", *estimates]
     if not table.attrs.get("budget"):
-        table, totals, hours = table.drop(columns="remaining_hours"), totals.drop(columns="remaining_hours"), hours[:1]
+        table, totals, hours = table.drop(columns=estimates), totals.drop(columns=estimates), hours[:1]
     else:
-        remaining = totals.loc[~totals["complete"], "remaining_hours"]
-        known, unknown = remaining.dropna(), ", ".join(remaining.index[remaining.isna()])
-        rest = (f", {known.sum():.1f} more by the budget" + (f" for {', '.join(known.index)}" if unknown else "")
-                if len(known) else "") + (f" ({unknown}: no estimate)" if unknown else "")
+        rest = _more(totals, "remaining_hours", "by the budget") + _more(totals, "remaining_hours_records",
+                                                                         "by the records' own seconds")
     shown, totals = (frame.assign(**{c: frame[c].map(_hours) for c in hours}) for frame in (table, totals))
     return ("## Runs on record per dataset\n\n" + totals.reset_index().to_markdown(index=False)
             + f"\n\nIn all: {int(runs_only['on_record'].sum()):,} of {int(runs_only['protocol'].sum()):,} protocol runs, "

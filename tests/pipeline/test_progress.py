@@ -7,6 +7,7 @@ import yaml
 
 from repo_paths import ROOT
 from repset.pipeline import progress, record
+from repset.protocol.budget import seconds_per_run
 from repset.protocol.jobs import runs
 
 
@@ -71,7 +72,12 @@ def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path
     assert "remaining_hours" not in plain and "budget" not in plain             # no budget, no such column
     marked = progress.progress_markdown(progress.progress_table(folder, config, budget=budget))
     more = 1.0 + hours[("bbcsport", "repset")]                                      # nn_max's 1 h + repset's run
-    assert f"{more:.1f} more by the budget for bbcsport (twitter, MUTAG: no estimate)." in marked
+    assert f"{more:.1f} more by the budget for bbcsport (twitter, MUTAG: no estimate)," in marked
+    # the records' own seconds: bbcsport's missing k2-m3 run at its one record's 1,800 s; nn_max has no record
+    # there, so its 2 runs stay at the budget's 1,800 s
+    own = progress.progress_table(folder, config, budget=budget).set_index(["dataset", "model"])["remaining_hours_records"]
+    assert own[("bbcsport", "repset")] == pytest.approx(0.5) and own[("bbcsport", "nn_max")] == pytest.approx(1.0)
+    assert "1.5 more by the records' own seconds for bbcsport (twitter, MUTAG: no estimate)." in marked
     only = progress.progress_table(folder, config, models=["nn_max"])
     assert only["model"].tolist() == ["nn_max"] * 3 and only["protocol"].tolist() == [2, 2, 10]
     text = progress.progress_markdown(progress.progress_table(folder, config))
@@ -90,3 +96,19 @@ def test_status_cli_writes_the_tables_and_names_a_missing_config(config, tmp_pat
         record.main(["status", str(folder), str(tmp_path / "c.yaml"), "--model", "repsett"])
     with pytest.raises(SystemExit, match="nope.yaml: cannot read the config"):
         record.main(["status", str(folder), str(tmp_path / "nope.yaml")])
+
+
+def test_records_seconds_scale_the_budget_by_the_records_own():
+    budget = pd.DataFrame({"dataset": ["PROTEINS"] * 3 + ["MUTAG"], "model": ["repset"] * 3 + ["nn_max"],
+                           "point": ["k2-m2", "k2-m3", "k3-m3", "default"], "run_seconds": [10.0, 20.0, 40.0, 5.0]})
+    seconds = seconds_per_run(budget)
+    records = pd.DataFrame({"path": ["PROTEINS/repset/k2-m2/split0_seed0.json", "PROTEINS/repset/k2-m2/split1_seed0.json",
+                                     "PROTEINS/repset/k2-m3/split0_seed0.json", "MUTAG/deepsets/default/split0_seed0.json"],
+                            "train_seconds": [4.0, 6.0, 12.0, 3.0]})
+    own = progress.records_seconds(records, seconds)
+    assert own[("PROTEINS", "repset", "k2-m2")] == 5.0 and own[("PROTEINS", "repset", "k2-m3")] == 12.0   # means
+    assert own[("PROTEINS", "repset", "k3-m3")] == pytest.approx(40.0 * 0.55)   # budget x median(5/10, 12/20)
+    assert own[("PROTEINS", "repset", "chosen")] == pytest.approx((5.0 + 12.0 + 22.0) / 3)
+    assert own[("MUTAG", "nn_max", "default")] == 5.0                 # no record of the model: the budget's figure
+    assert own[("MUTAG", "deepsets", "default")] == 3.0 and ("MUTAG", "deepsets", "chosen") not in own
+    assert progress.records_seconds(records.iloc[:0], seconds) == {}
