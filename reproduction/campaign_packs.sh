@@ -36,17 +36,7 @@ import sys, yaml
 from repset.protocol.plan import store_path
 print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || exit 1
   env $STORE_ENV snakemake --cores "${CORES:-2}" "$store" || exit 1
-  python - "$d" "$store" "$RECORDS/runs.csv" <<'PY' || exit 1
-import json, os, sys
-import pandas as pd
-dataset, store, table = sys.argv[1:]
-runs = pd.read_csv(table) if os.path.isfile(table) else pd.DataFrame({"dataset": [], "storesha256_of": []})
-theirs = set(runs.loc[runs["dataset"] == dataset, "storesha256_of"].dropna())
-ours = json.load(open(store.removesuffix(".npz") + ".json"))["sha256"]
-print(f"{store}: sha256 {ours}; the records': {sorted(theirs) or 'none yet'}")
-if theirs and theirs != {ours}:
-    sys.exit(f"{store}: not the store of {dataset}'s records ({sorted(theirs)}): rebuild it as they were (docs/record.md)")
-PY
+  checkout_py "from repset.pipeline.record import main; main(sys.argv[2:])" check-store "$RECORDS" "$store" --dataset "$d" || exit 1
   archive=$(checkout_py "from repset.pipeline.archive import archive_name; print(archive_name(sys.argv[2]))" "$d") || exit 1
   if [[ -e $RECORDS/records/$archive ]]; then
     python -m repset.pipeline.record restore "$RECORDS" results/runs --dataset "$d" || exit 1

@@ -14,6 +14,7 @@ then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
     python -m repset.pipeline.record restore reproduction results/runs [--dataset NAME ...]
     python -m repset.pipeline.record verify reproduction --runs 3 --seed 1    # rerun 3 random jobs, compare
     python -m repset.pipeline.record status reproduction config.yaml          # runs on record vs the protocol
+    python -m repset.pipeline.record check-store reproduction data/sets/PROTEINS.struc2vec.npz --dataset PROTEINS
 
 Nothing is written from a damaged archive, and ``export`` refuses to drop runs an archive already holds
 (``allow_drop`` to replace it by fewer).
@@ -38,7 +39,7 @@ from repset.protocol.selection import records_frame
 from repset.provenance import cpu_kind
 from repset.wmd.blocks import blocks_folder, read_key, split_key_of, split_record
 
-__all__ = ["export_records", "restore_records", "runs_table", "RecordError", "MANIFEST"]
+__all__ = ["export_records", "restore_records", "runs_table", "check_store_of_table", "RecordError", "MANIFEST"]
 
 
 def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
@@ -225,6 +226,19 @@ def runs_table(record_dir: str | os.PathLike) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def check_store_of_table(record_dir: str | os.PathLike, store: str | os.PathLike, dataset: str) -> str:
+    """Check ``store`` against the store sha256 that ``record_dir/runs.csv`` names for ``dataset``'s runs (before a
+    campaign adds records to them: :func:`~repset.pipeline.train.check_store_sha`'s ValueError where it differs);
+    returns a line saying both (none yet: a dataset without records, or a folder without runs.csv)."""
+    from repset.pipeline.train import check_store_sha
+
+    table = Path(record_dir) / "runs.csv"
+    runs = pd.read_csv(table) if table.is_file() and table.stat().st_size > 1 else pd.DataFrame()
+    theirs = set(runs.loc[runs["dataset"] == dataset, "storesha256_of"].dropna()) if len(runs) else set()
+    ours = check_store_sha(store, {sha: f"a {dataset} record listed in {table}" for sha in sorted(theirs)})
+    return f"{store}: sha256 {ours}; the records': {sorted(theirs) or 'none yet'}"
+
+
 def _status(args: argparse.Namespace) -> None:
     from repset.pipeline.pack import load_config
     from repset.pipeline.progress import progress_markdown, progress_table
@@ -264,9 +278,13 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
                     help="a budget table (results/budget/*.csv) for the hours the missing runs need (repeatable)")
     st.add_argument("--model", action="append", help="only this model (repeatable; wmd: the WMD splits)")
     st.add_argument("--out", metavar="MD", help="write the tables to this Markdown file (else print them)")
+    cs = sub.add_parser("check-store", help="refuse a store other than the one a dataset's records name")
+    cs.add_argument("record_dir"), cs.add_argument("store"), cs.add_argument("--dataset", required=True)
     args = parser.parse_args(argv)
     try:
-        if args.command == "status":
+        if args.command == "check-store":
+            print(check_store_of_table(args.record_dir, args.store, args.dataset))
+        elif args.command == "status":
             _status(args)
         elif args.command == "export":
             print(f"{len(export_records(args.runs_dir, args.out_dir, args.allow_drop))} runs on record in {args.out_dir}")
@@ -275,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
         else:
             written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
             print(f"{len(written)} files restored (the others were already present and equal)")
-    except RecordError as err:
+    except (RecordError, ValueError) as err:
         raise SystemExit(f"error: {err}") from None
 
 

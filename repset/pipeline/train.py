@@ -67,14 +67,21 @@ def check_store_of_records(store: str | os.PathLike, out: str | os.PathLike, dat
     if len(out.parents) < 3 or out.parents[2].name != dataset or not re.fullmatch(r"split\d+_seed\d+\.json", out.name):
         return
     other = next((p for p in out.parents[2].glob("*/*/split*_seed*.json") if p != out), None)
-    if other is None:
-        return
-    theirs = (read_record(other).get("store_meta") or {}).get("sha256")
+    if other is not None:
+        check_store_sha(store, {(read_record(other).get("store_meta") or {}).get("sha256"): str(other)})
+
+
+def check_store_sha(store: str | os.PathLike, theirs: dict[str | None, str]) -> str:
+    """``store``'s sidecar sha256, checked against ``theirs`` (each sha256 a dataset's records name -> one such
+    record, or where they are listed): ValueError naming both stores and the record where one differs (None:
+    a record that names no store, not checked)."""
     ours = read_sidecar(store).get("sha256")
-    if theirs is not None and theirs != ours:
-        raise ValueError(f"{store}: sha256 {ours}, but {other} was trained on a store with sha256 {theirs}: this "
-                         f"dataset's records would mix two stores. Rebuild the store as its records' was made (a "
-                         f"graph store: OPENBLAS_CORETYPE, docs/record.md) or train into a folder of its own")
+    for sha, where in theirs.items():
+        if sha is not None and sha != ours:
+            raise ValueError(f"{store}: sha256 {ours}, but {where} was trained on a store with sha256 {sha}: this "
+                             f"dataset's records would mix two stores. Rebuild the store as its records' was made (a "
+                             f"graph store: OPENBLAS_CORETYPE, docs/record.md) or train into a folder of its own")
+    return ours
 
 
 def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None) -> list[dict]:

@@ -211,3 +211,23 @@ def test_the_committed_record_folder_passes_its_checks():
 
     on_record = pd.read_csv(ROOT / "reproduction" / "runs.csv")
     assert sorted(runs_table(ROOT / "reproduction")["path"]) == sorted(on_record["path"])
+
+
+def test_check_store_refuses_a_store_other_than_the_records(tmp_path, capsys):
+    """``record check-store``: a dataset's store is checked against the sha256 its records name in runs.csv;
+    another store is refused with both sha256 named; no records (or no runs.csv): accepted, "none yet"."""
+    from set_checks import tiny_text_store
+
+    from repset.pipeline.record import check_store_of_table, main
+
+    store = tmp_path / "bbcsport.npz"
+    tiny_text_store(store)
+    ours = json.loads(store.with_suffix(".json").read_text())["sha256"]
+    assert check_store_of_table(tmp_path / "none", store, "bbcsport").endswith("the records': none yet")
+    pd.DataFrame({"dataset": ["bbcsport", "twitter"], "storesha256_of": [ours, "f" * 64]}).to_csv(tmp_path / "runs.csv")
+    assert check_store_of_table(tmp_path, store, "bbcsport") == f"{store}: sha256 {ours}; the records': ['{ours}']"
+    with pytest.raises(ValueError, match=rf"sha256 {ours}, but a twitter record listed in .*runs.csv was trained on a "
+                                         rf"store with sha256 f{{64}}"):
+        check_store_of_table(tmp_path, store, "twitter")
+    with pytest.raises(SystemExit, match="error: .*would mix two stores"):
+        main(["check-store", str(tmp_path), str(store), "--dataset", "twitter"])
