@@ -42,11 +42,9 @@ print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || ex
     python -m repset.pipeline.record restore "$RECORDS" results/runs --dataset "$d" || exit 1
   fi
   missing=$(mktemp)
-  python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --dataset "$d" --list | python -c "
-import re, sys
-models = sys.argv[1].split()
-paths = [p for p in sys.stdin.read().split() if not models or p.split('/')[3] in models]
-print('\n'.join(sorted(paths, key=lambda p: int(re.search(r'split(\d+)_seed', p).group(1)))))" "${MODELS:-}" > "$missing" || exit 1
+  python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --dataset "$d" --list | checkout_py "
+from repset.pipeline.pack import select_paths
+print('\n'.join(select_paths(sys.stdin.read().split(), sys.argv[2].split() or None, by_split=True)))" "${MODELS:-}" > "$missing" || exit 1
   echo "== $(date -u) $d: $(grep -c . "$missing") runs to train"
   if [[ -n ${LIST_ONLY:-} ]]; then cat "$missing"; rm -f "$missing"; continue; fi   # LIST_ONLY=1: the list, no training
   python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1

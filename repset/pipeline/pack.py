@@ -3,6 +3,7 @@ each record written exactly as the ``train`` rule writes it (:func:`~repset.pipe
 
     python -m repset.pipeline.pack config.yaml results/runs/MUTAG/repset/k10-m20/split0_seed0.json ...
     python -m repset.pipeline.pack config.yaml --dataset MUTAG --workers 15 --deadline 300
+    python -m repset.pipeline.pack config.yaml --dataset PROTEINS --splits 60-99 --model repset --list
 
 Records that exist are skipped (``--force``: retrained); a ``chosen`` run reads its grid-choice file,
 which must exist. Paths are the protocol's (:attr:`repset.protocol.jobs.Run.path`), relative to the
@@ -14,7 +15,9 @@ also holds back a run that would not finish by then, judged by the longest run o
 (dataset, model, point) finished so far in this call; shorter runs further down the list start instead. With
 ``--budget`` a folder not finished yet is judged by the budget table's seconds per run, scaled by the largest
 ratio of measured to budget seconds among the folders finished so far. A run that fails is reported by path; the
-others go on, and the exit status is then 1.
+others go on, and the exit status is then 1. ``--model`` and ``--splits`` keep only those models' runs and
+folds (a GPU machine's share of a campaign that trains the first folds elsewhere); ``--by-split`` orders the runs
+fold by fold, so that a stop leaves whole folds.
 """
 from __future__ import annotations
 
@@ -40,8 +43,8 @@ from .train import train_pack
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "longest_first", "next_task", "train_parallel",
-           "main"]
+__all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "select_paths", "longest_first",
+           "next_task", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -102,6 +105,29 @@ def load_config(path: str | os.PathLike, overlays: Sequence[str | os.PathLike] =
 def missing_paths(config: dict, datasets: Sequence[str]) -> list[str]:
     """The record paths of the ``datasets``' protocol runs that are not there yet, in protocol order."""
     return [r.path for r in protocol_runs(config, list(datasets)) if not os.path.exists(r.path)]
+
+
+def parse_splits(text: str) -> range:
+    """``"60-99"`` (inclusive) or ``"7"`` as a range of split indices; ValueError naming the text otherwise."""
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", text.strip())
+    if match is None or (match[2] is not None and int(match[2]) < int(match[1])):
+        raise ValueError(f"--splits {text!r}: not a split index or an increasing range such as 60-99")
+    return range(int(match[1]), int(match[2] or match[1]) + 1)
+
+
+def select_paths(paths: Sequence[str], models: Sequence[str] | None = None, splits: Sequence[range] | None = None,
+                 by_split: bool = False) -> list[str]:
+    """The record ``paths`` of ``models`` (all if None) whose split lies in one of ``splits`` (all if None), in their
+    order, or ordered by split with ``by_split`` (stable: the given order within a fold). ValueError for a path
+    that is not a record path."""
+    chosen = []
+    for path in paths:
+        match = PATH.search(path)
+        if match is None:
+            raise ValueError(f"{path}: not a run record path (results/runs/<dataset>/<model>/<point>/split<k>_seed<s>.json)")
+        if (models is None or match["model"] in models) and (splits is None or any(int(match["split"]) in r for r in splits)):
+            chosen.append((int(match["split"]), path))
+    return [path for _, path in (sorted(chosen, key=lambda c: c[0]) if by_split else chosen)]
 
 
 def longest_first(paths: Sequence[str], budget: pd.DataFrame) -> list[str]:
@@ -215,6 +241,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--longest-first", metavar="BUDGET_CSV",
                         help="order the runs by this budget table's seconds per run, longest first "
                              "(reproduction/budget/graphs_stores.csv; python reproduction/graph_budget.py --stores remeasures it)")
+    parser.add_argument("--model", action="append", help="only this model's runs (repeatable)")
+    parser.add_argument("--splits", action="append", metavar="A-B",
+                        help="only the runs of these splits (folds), inclusive, e.g. 60-99 or 7 (repeatable)")
+    parser.add_argument("--by-split", action="store_true", help="order the runs fold by fold (a stop leaves whole folds)")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
@@ -241,6 +271,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         import pandas as pd
 
         paths = longest_first(paths, pd.read_csv(args.longest_first))
+    if args.model or args.splits or args.by_split:
+        try:
+            paths = select_paths(paths, args.model, [parse_splits(t) for t in args.splits or []] or None, args.by_split)
+        except ValueError as err:
+            parser.error(str(err))
     if args.list:
         print("\n".join(p for p in paths if args.force or not os.path.exists(p)))
         return

@@ -178,6 +178,29 @@ def test_longest_first_orders_by_the_budgets_seconds_per_run():
     assert pack.longest_first(paths, budget) == [paths[4], paths[3], paths[2], paths[0], paths[1]]
 
 
+def test_select_paths_keeps_models_and_folds_and_orders_by_fold(tmp_path, monkeypatch, capsys):
+    runs = "results/runs/PROTEINS"
+    paths = [f"{runs}/repset/k10-m20/split61_seed0.json", f"{runs}/nn_max/default/split5_seed0.json",
+             f"{runs}/repset/chosen/split7_seed0.json", f"{runs}/approx_repset/k10-m20/split60_seed0.json",
+             f"{runs}/repset/k50-m100/split5_seed0.json"]
+    assert pack.select_paths(paths, models=["repset"]) == [paths[0], paths[2], paths[4]]
+    assert pack.select_paths(paths, splits=[pack.parse_splits("60-99"), pack.parse_splits("7")]) == paths[:1] + paths[2:4]
+    assert pack.select_paths(paths, by_split=True) == [paths[1], paths[4], paths[2], paths[3], paths[0]]  # stable
+    assert pack.parse_splits(" 7 ") == range(7, 8) and pack.parse_splits("60-99") == range(60, 100)
+    for bad in ("99-60", "a-b", "-3"):
+        with pytest.raises(ValueError, match=f"--splits {bad!r}: not a split index"):
+            pack.parse_splits(bad)
+    with pytest.raises(ValueError, match="nope.json: not a run record path"):
+        pack.select_paths(["nope.json"], models=["repset"])
+    monkeypatch.chdir(tmp_path)                       # none of the records exists here: --list prints them
+    (tmp_path / "c.yaml").write_text((ROOT / "config.yaml").read_text())
+    pack.main(["c.yaml", *paths, "--list", "--model", "repset", "--splits", "5-7", "--by-split"])
+    assert capsys.readouterr().out.split() == [paths[4], paths[2]]
+    with pytest.raises(SystemExit):
+        pack.main(["c.yaml", *paths, "--list", "--splits", "9-1"])
+    assert "--splits '9-1': not a split index or an increasing range" in capsys.readouterr().err
+
+
 def test_main_needs_records_or_a_dataset(tmp_path, capsys):
     (tmp_path / "c.yaml").write_text((ROOT / "config.yaml").read_text())
     with pytest.raises(SystemExit):
