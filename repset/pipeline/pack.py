@@ -51,10 +51,14 @@ PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[
 
 def run_of_path(config: dict, path: str) -> Run:
     """The protocol run whose record is ``path`` (ValueError when it names none of the config's runs)."""
+    return check_run(config, **_record_path(path).groupdict())
+
+
+def _record_path(path: str) -> re.Match:
     match = PATH.search(str(path))
     if match is None:
         raise ValueError(f"{path}: not a run record path (results/runs/<dataset>/<model>/<point>/split<k>_seed<s>.json)")
-    return check_run(config, **match.groupdict())
+    return match
 
 
 def train_paths(config: dict, paths: Sequence[str], force: bool = False) -> list[dict]:
@@ -122,9 +126,7 @@ def select_paths(paths: Sequence[str], models: Sequence[str] | None = None, spli
     that is not a record path."""
     chosen = []
     for path in paths:
-        match = PATH.search(path)
-        if match is None:
-            raise ValueError(f"{path}: not a run record path (results/runs/<dataset>/<model>/<point>/split<k>_seed<s>.json)")
+        match = _record_path(path)
         if (models is None or match["model"] in models) and (splits is None or any(int(match["split"]) in r for r in splits)):
             chosen.append((int(match["split"]), path))
     return [path for _, path in (sorted(chosen, key=lambda c: c[0]) if by_split else chosen)]
