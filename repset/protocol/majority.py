@@ -10,16 +10,19 @@ at this rate says that model predicted one class::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from repset.datasets.store import load_collection
+from repset.io import write_atomic
 from repset.protocol.selection import aggregate
 
-__all__ = ["majority_runs", "majority_summary"]
+__all__ = ["majority_runs", "majority_summary", "write_majority"]
 
 
 def majority_runs(labels: np.ndarray, splits: Sequence[dict[str, np.ndarray]], dataset: str) -> pd.DataFrame:
@@ -50,6 +53,20 @@ def majority_summary(store: str | os.PathLike, dataset: str, n_splits: int | Non
     counts = np.bincount(np.asarray(coll.labels), minlength=len(coll.class_names))
     rates = ", ".join(f"{name}: {100 * c / counts.sum():.2f}" for name, c in zip(coll.class_names, counts))
     return summary.assign(class_rates=rates)
+
+
+def write_majority(store: str | os.PathLike, dataset: str, n_splits: int, out: str | os.PathLike) -> dict:
+    """``results/majority/<dataset>.json`` (atomically): :func:`majority_summary` on the protocol's ``n_splits``
+    splits (mean and std in %, as the report's rows), with the store's sha256. Returns the record."""
+    row = majority_summary(store, dataset, n_splits).iloc[0]
+    record = {"dataset": dataset, "method": "majority", **{k: float(row[k]) for k in (
+        "test_error_mean", "test_error_std", "test_accuracy_mean", "test_accuracy_std")},
+        "splits": int(row["splits"]), "repetitions": int(row["repetitions"]), "std_over": row["std_over"],
+        "class_rates": row["class_rates"], "store": str(store),
+        "store_sha256": json.loads(Path(store).with_suffix(".json").read_text())["sha256"]}
+    text = json.dumps(record, indent=1) + "\n"
+    write_atomic(out, lambda tmp: tmp.write_text(text))
+    return record
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI

@@ -37,15 +37,30 @@ def ours_long(summary: pd.DataFrame, wmd_files: Sequence[str | os.PathLike] = ()
     return pd.DataFrame(rows, columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
 
 
+def reference_long(majority_files: Sequence[str | os.PathLike] = ()) -> pd.DataFrame:
+    """Reference rows of the result tables, as :func:`ours_long`'s (source "reference"): the majority-class
+    predictor (:mod:`repset.protocol.majority`) per dataset. Shown in the tables only: no paper cell, verdict or
+    rank."""
+    rows = []
+    for path in majority_files:
+        m = json.loads(Path(path).read_text())
+        graph = get_spec(m["dataset"]).kind == "graph"
+        key = "test_accuracy" if graph else "test_error"
+        rows.append({"table": "graph" if graph else "text", "dataset": m["dataset"], "method": "majority",
+                     "mean": m[f"{key}_mean"], "std": m[f"{key}_std"] if m["splits"] > 1 else float("nan"),
+                     "std_over": m["std_over"], "source": "reference"})
+    return pd.DataFrame(rows, columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
+
+
 def _paper(reported: pd.DataFrame, table: str) -> pd.DataFrame:
     part = reported[(reported["table"] == table)]
     return part[["dataset", "method", "method_label", "mean", "std", "role"]].astype({"mean": float, "std": float})
 
 
 def result_tables(ours: pd.DataFrame, out_dir: str | os.PathLike | None, text_datasets: Sequence[str],
-                  graph_datasets: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """The text_error and graph_accuracy tables: our rows, then the reported-only rows of the paper;
-    written to ``out_dir`` (md, tex, csv) unless it is None."""
+                  graph_datasets: Sequence[str], reference: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """The text_error and graph_accuracy tables: our rows, then the reported-only rows of the paper, then the
+    ``reference`` rows (:func:`reference_long`); written to ``out_dir`` (md, tex, csv) unless it is None."""
     reported = reported_results()
     tables = {}
     for table, datasets, stem, caption in (
@@ -55,7 +70,9 @@ def result_tables(ours: pd.DataFrame, out_dir: str | os.PathLike | None, text_da
         paper = _paper(reported, table)
         only = paper[paper["role"] == "reported_only"]
         only = only.assign(method=only["method_label"], source="reported").drop(columns=["role", "method_label"])
-        rows = pd.concat([ours[ours["table"] == table].drop(columns=["table", "std_over"], errors="ignore"), only])
+        extra = reference[reference["table"] == table] if reference is not None else ours.iloc[:0]
+        rows = pd.concat([frame.drop(columns=["table", "std_over"], errors="ignore")
+                          for frame in (ours[ours["table"] == table], only, extra)])
         wide = wide_table(rows, list(datasets))
         wide.columns = [get_spec(d).display for d in datasets]
         if out_dir is not None:

@@ -12,7 +12,8 @@ from repset.io import write_atomic
 #: pipeline model name -> name in the paper's tables
 DISPLAY = {"repset": "RepSet", "approx_repset": "ApproxRepSet", "deepsets": "DeepSets", "nn_mean": "NN-mean",
            "nn_max": "NN-max", "nn_attention": "NN-attention", "set_transformer": "Set-Transformer", "wmd": "WMD",
-           "repset_init_small": "RepSet (init small)", "approx_repset_init_small": "ApproxRepSet (init small)"}
+           "repset_init_small": "RepSet (init small)", "approx_repset_init_small": "ApproxRepSet (init small)",
+           "majority": "Majority class"}
 #: opt-in variants of a paper method (their own config overlay and records): name -> the paper method they are
 #: compared with (its paper numbers) and stand in for when ranked
 VARIANTS = {"repset_init_small": "repset", "approx_repset_init_small": "approx_repset"}

@@ -28,3 +28,20 @@ def test_the_summary_follows_the_reports_convention(tmp_path):
     assert 0.0 < row["test_accuracy_mean"] <= 100.0 and row["class_rates"].count(":") == 2
     with pytest.raises(ValueError, match="3 splits, fewer than the 4 asked for"):
         majority_summary(store, "bbcsport", n_splits=4)
+
+
+def test_write_majority_records_the_protocols_splits_and_the_store(tmp_path):
+    import json
+
+    from set_checks import tiny_text_store
+
+    from repset.protocol.majority import write_majority
+    from repset.report.document import reference_long
+
+    store = tiny_text_store(tmp_path / "bbcsport.npz", n_splits=3)
+    out = tmp_path / "results" / "majority" / "bbcsport.json"
+    record = write_majority(store, "bbcsport", 2, out)
+    assert json.loads(out.read_text()) == record and record["splits"] == 2
+    assert record["store_sha256"] == json.loads(store.with_suffix(".json").read_text())["sha256"]
+    row = reference_long([out]).iloc[0]
+    assert row["method"] == "majority" and row["mean"] == pytest.approx(record["test_error_mean"])

@@ -1,5 +1,6 @@
 """REPORT.md says how it was produced and how far its config is from the paper's protocol."""
 import copy
+import math
 
 import pandas as pd
 import yaml
@@ -175,3 +176,31 @@ def test_the_setup_names_each_recorded_training_path_and_the_runs_per_device(tmp
         "batch: MUTAG (1,658); padded batches, no element bound: NA (1), amazon (145); padded batches, ragged "
         "(groups of similar size), at most 65,536 elements per batch: MUTAG (1,242); each batch's distinct elements "
         "(matching layers), no element bound: bbcsport (145); runs per device: cpu 1,949, cuda 1,242")
+
+
+def test_the_majority_class_is_a_reference_row_of_the_tables_only(tmp_path):
+    """results/majority/<dataset>.json (repset.protocol.majority) gives a "Majority class" row in the result
+    tables, beside ours and the reported ones; it is no paper method: no comparison, verdict or rank."""
+    import json
+
+    from repset.report.document import comparison, ranks, reference_long, result_tables
+
+    files = []
+    for dataset, mean, std, splits in (("PROTEINS", 59.57, 0.01, 100), ("twitter", 31.26, 0.4, 5), ("ohsumed", 80.0, 0.0, 1)):
+        path = tmp_path / f"{dataset}.json"
+        key = "test_accuracy" if dataset == "PROTEINS" else "test_error"
+        path.write_text(json.dumps({"dataset": dataset, "method": "majority", f"{key}_mean": mean, f"{key}_std": std,
+                                    "splits": splits, "std_over": "repetitions" if splits == 100 else "splits"}))
+        files.append(path)
+    reference = reference_long(files)
+    assert reference["table"].tolist() == ["graph", "text", "text"] and (reference["source"] == "reference").all()
+    assert math.isnan(reference["std"].iloc[2])                          # one split: no std
+    ours = pd.DataFrame([{"table": "graph", "dataset": "PROTEINS", "method": "repset", "mean": 70.0, "std": 1.0,
+                          "std_over": "repetitions", "source": "ours"},
+                         {"table": "text", "dataset": "twitter", "method": "repset", "mean": 26.0, "std": 1.0,
+                          "std_over": "splits", "source": "ours"}])
+    tables = result_tables(ours, None, ["twitter", "ohsumed"], ["PROTEINS"], reference)
+    assert tables["graph"].loc["Majority class", "PROTEINS"] == "59.57 ± 0.01"
+    assert tables["graph"].index[0] == "RepSet" and tables["graph"].index[-1] == "Majority class"
+    assert tables["text"].loc["Majority class"].tolist() == ["31.26 ± 0.40", "80.00"]
+    assert "Majority class" not in set(comparison(ours)["method"]) and set(ranks(ours)["method"]) == {"RepSet"}

@@ -1,4 +1,4 @@
-from repset.protocol.plan import protocol_for
+from repset.protocol.plan import protocol_for, split_count
 from repset.report.document import config_file_names
 
 
@@ -25,10 +25,26 @@ rule wmd:
         "../scripts/wmd.py"
 
 
+rule majority:
+    input:
+        store=lambda w: store_path(w.dataset, config),
+    output:
+        result="results/majority/{dataset}.json",
+    log:
+        "logs/majority/{dataset}.log",
+    conda:
+        "../envs/core.yaml"
+    params:
+        splits=lambda w: split_count(w.dataset, config),
+    script:
+        "../scripts/majority.py"
+
+
 rule result_tables:
     input:
         summary=rules.aggregate.output.summary,
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
+        majority=[f"results/majority/{d}.json" for d in DATASETS],
     output:
         text=multiext("results/tables/text_error", ".md", ".tex"),
         graph=multiext("results/tables/graph_accuracy", ".md", ".tex"),
@@ -83,6 +99,7 @@ rule report:
         training=rules.aggregate.output.training,
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
         stores=[store_path(d, config) for d in DATASETS],
+        majority=rules.result_tables.input.majority,
         tables=rules.result_tables.output,
         budget=rules.budget.output.summary,
         # the initialisation study's table (config init_study; empty without one)

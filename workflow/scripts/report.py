@@ -5,13 +5,14 @@ from pathlib import Path
 import pandas as pd
 
 from repset.pipeline.joblog import job_log
-from repset.report.document import ours_long, read_training, result_tables, write_report
+from repset.report.document import ours_long, reference_long, read_training, result_tables, write_report
 from repset.report.init_study import init_study_section
 from repset.report.notes import read_notes
 
 with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
-    tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph)  # files: rule result_tables
+    tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph,   # files: rule result_tables
+                           reference_long(snakemake.input.majority))
     metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
     budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
     sections = [("Cost of this config's protocol on this machine (estimate)", budget)]
