@@ -101,11 +101,15 @@ def noise_table(runs: pd.DataFrame, paper_std: dict[tuple[str, str], float] | No
 
 
 def cell_seed_table(runs: pd.DataFrame, paper_std: dict[tuple[str, str], float] | None = None) -> pd.DataFrame:
-    """Per dataset and model with more than one split (test error in %): the recorded cell (the mean of the
-    selected runs' recorded errors over the splits) and, at each seed run on every one of those splits, the
-    cell's mean over them; the seeds' cells' mean, std (ddof=1) and range, and the paper's std over splits."""
+    """Per dataset and model with more than one split retrained (test error in %): the recorded cell (the mean of
+    the selected runs' recorded errors over those splits: the report's cell where they are all of the protocol's)
+    and, at each seed run on every one of them, the cell's mean over them; the seeds' cells' mean, std (ddof=1) and
+    range, and the paper's std over splits. ValueError for two rows of one split and seed (two machines' runs)."""
     rows = []
-    seeded = runs[runs["kernels"].str.startswith("default")]
+    seeded = runs[runs["kernels"].str.startswith("default")] if "split" in runs else runs.iloc[:0]
+    twice = seeded[seeded.duplicated(["dataset", "model", "split", "seed"], keep=False)]
+    if len(twice):
+        raise ValueError(f"two runs of one split and seed: {twice[['dataset', 'model', 'split', 'seed']].drop_duplicates().to_dict('records')}")
     for (dataset, model), g in seeded.groupby(["dataset", "model"], sort=False):
         splits = sorted(g["split"].unique())
         if len(splits) < 2:

@@ -42,11 +42,14 @@ def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
 
 
 def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], float]) -> dict[tuple[str, str, str], float]:
-    """Seconds of one run per (dataset, model, point) as the records (``runs.csv`` rows: ``path``, ``train_seconds``)
-    give them: the mean of the point's records; a point without records at the budget's ``seconds`` times the
-    median, over the model's points that have both, of records' mean / budget (the budget's own figure where the
-    model has no record there, none where the budget has none either); a ``chosen`` run without records at the
-    mean of its model's points, where each has a figure (as the budget costs it)."""
+    """Seconds of one run per (dataset, model, point) as the CPU records (``runs.csv`` rows: ``path``,
+    ``train_seconds``, ``device``; a GPU's are left out, as the budget is a CPU's) give them: the mean of the point's
+    records; a point without records at the budget's ``seconds`` times the median, over the model's points that
+    have both, of records' mean / budget (the budget's own figure where the model has no record there, none where
+    the budget has none either); a ``chosen`` run without records at the mean of its model's budget points, where
+    each has a figure (as the budget costs it)."""
+    if "device" in table:
+        table = table[table["device"].fillna("cpu") == "cpu"]
     parts = table["path"].astype(str).str.split("/", expand=True)
     if table.empty or parts.shape[1] < 3:
         return {}
@@ -60,10 +63,10 @@ def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], flo
     for key, budget_seconds in seconds.items():
         if key not in out and key[2] != CHOSEN:
             out[key] = budget_seconds * (float(pd.Series(ratios[key[:2]]).median()) if key[:2] in ratios else 1.0)
-    for key in {k for k in seconds if k[2] == CHOSEN} | {(d, m, CHOSEN) for d, m, _ in measured}:
-        points = [v for (d, m, p), v in out.items() if (d, m) == key[:2] and p != CHOSEN]
-        if key not in out and points and len(points) == sum(1 for k in seconds if k[:2] == key[:2] and k[2] != CHOSEN):
-            out[key] = sum(points) / len(points)
+    for key in {k for k in seconds if k[2] == CHOSEN}:
+        points = [k for k in seconds if k[:2] == key[:2] and k[2] != CHOSEN]      # the budget's grid of the model
+        if key not in out and points and all(k in out for k in points):
+            out[key] = sum(out[k] for k in points) / len(points)
     return out
 
 

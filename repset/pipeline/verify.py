@@ -156,18 +156,20 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
             record = json.loads(data)
             if "train_config" in record and record["train_config"].get("device", "cpu") == device:   # runs only
                 members.append((name, record))
-    what = f"{device} run records"
+    where = ""
     if this_cpu:
         kind = cpu_kind(cpu_description())
+        if kind is None:
+            raise ValueError("--this-cpu: this machine's CPU has no name (/proc/cpuinfo), so no record can be matched to it")
         members = [(n, r) for n, r in members if _trained_on(r) == kind]
-        what = f"{device} run records trained on {kind}"
+        where = f" trained on {kind}"
     if names is not None:
         unknown = sorted(set(names) - {n for n, _ in members})
         if unknown:
-            raise ValueError(f"{record_dir}: no {what[:-1]} {', '.join(unknown)}")
+            raise ValueError(f"{record_dir}: no {device} run record{where} {', '.join(unknown)}")
         members, runs = [m for m in members if m[0] in names], len(names)
     if len(members) < runs:
-        raise ValueError(f"{record_dir}: {len(members)} {what}, fewer than the {runs} asked for")
+        raise ValueError(f"{record_dir}: {len(members)} {device} run records{where}, fewer than the {runs} asked for")
     rows = []
     for name, record in random.Random(seed).sample(sorted(members, key=lambda m: m[0]), runs):
         env, kernels = kernel_environment(record, here)

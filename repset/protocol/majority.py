@@ -13,12 +13,11 @@ import argparse
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from repset.datasets.store import load_collection
+from repset.datasets.store import load_collection, read_sidecar
 from repset.io import write_atomic
 from repset.protocol.selection import aggregate
 
@@ -63,7 +62,7 @@ def write_majority(store: str | os.PathLike, dataset: str, n_splits: int, out: s
         "test_error_mean", "test_error_std", "test_accuracy_mean", "test_accuracy_std")},
         "splits": int(row["splits"]), "repetitions": int(row["repetitions"]), "std_over": row["std_over"],
         "class_rates": row["class_rates"], "store": str(store),
-        "store_sha256": json.loads(Path(store).with_suffix(".json").read_text())["sha256"]}
+        "store_sha256": read_sidecar(store)["sha256"]}
     text = json.dumps(record, indent=1) + "\n"
     write_atomic(out, lambda tmp: tmp.write_text(text))
     return record

@@ -31,6 +31,9 @@ def test_the_cell_over_seeds_averages_every_split_at_each_seed():
     assert row["cell range"] == pytest.approx(1.0) and row["paper std (splits)"] == 0.4
     assert noise_table(runs).iloc[0]["seeds"] == 3          # the split-0 table keeps split 0's runs only
     assert cell_seed_table(runs[runs["split"] == 0]).empty   # one split: no cell table
+    with pytest.raises(ValueError, match="two runs of one split and seed"):
+        cell_seed_table(pd.concat([runs, runs.iloc[:1]]))     # another machine's run of split 0, seed 0
+    assert cell_seed_table(runs.drop(columns="split")).empty  # a table of split 0 only, from before --splits
 
 
 def test_the_report_shows_the_noise_table_in_its_setup(tmp_path):

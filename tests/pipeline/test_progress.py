@@ -103,12 +103,15 @@ def test_records_seconds_scale_the_budget_by_the_records_own():
                            "point": ["k2-m2", "k2-m3", "k3-m3", "default"], "run_seconds": [10.0, 20.0, 40.0, 5.0]})
     seconds = seconds_per_run(budget)
     records = pd.DataFrame({"path": ["PROTEINS/repset/k2-m2/split0_seed0.json", "PROTEINS/repset/k2-m2/split1_seed0.json",
-                                     "PROTEINS/repset/k2-m3/split0_seed0.json", "MUTAG/deepsets/default/split0_seed0.json"],
-                            "train_seconds": [4.0, 6.0, 12.0, 3.0]})
+                                     "PROTEINS/repset/k2-m3/split0_seed0.json", "MUTAG/deepsets/default/split0_seed0.json",
+                                     "PROTEINS/repset/k2-m3/split1_seed0.json", "PROTEINS/repset/k9-m9/split0_seed0.json"],
+                            "train_seconds": [4.0, 6.0, 12.0, 3.0, 1.0, 99.0],
+                            "device": ["cpu", "cpu", None, "cpu", "cuda:0", "cpu"]})   # a GPU's run is left out
     own = progress.records_seconds(records, seconds)
     assert own[("PROTEINS", "repset", "k2-m2")] == 5.0 and own[("PROTEINS", "repset", "k2-m3")] == 12.0   # means
     assert own[("PROTEINS", "repset", "k3-m3")] == pytest.approx(40.0 * 0.55)   # budget x median(5/10, 12/20)
-    assert own[("PROTEINS", "repset", "chosen")] == pytest.approx((5.0 + 12.0 + 22.0) / 3)
+    assert own[("PROTEINS", "repset", "chosen")] == pytest.approx((5.0 + 12.0 + 22.0) / 3)   # the budget's grid only
+    assert own[("PROTEINS", "repset", "k9-m9")] == 99.0               # a point outside the budget keeps its records
     assert own[("MUTAG", "nn_max", "default")] == 5.0                 # no record of the model: the budget's figure
     assert own[("MUTAG", "deepsets", "default")] == 3.0 and ("MUTAG", "deepsets", "chosen") not in own
     assert progress.records_seconds(records.iloc[:0], seconds) == {}

@@ -85,6 +85,10 @@ def test_verify_reruns_recorded_jobs_and_names_what_differs(tmp_path, monkeypatc
     export_records("results/runs", "reproduction")
     with pytest.raises(ValueError, match=r"0 cpu run records trained on .*, fewer than the 1 asked for"):
         verify_records("reproduction", runs=1, this_cpu=True)           # they no longer name a CPU
+    with monkeypatch.context() as m:                                    # a machine whose CPU has no name matches none
+        m.setattr("repset.pipeline.verify.cpu_description", lambda: {"model": None})
+        with pytest.raises(ValueError, match="--this-cpu: this machine's CPU has no name"):
+            verify_records("reproduction", runs=1, this_cpu=True)
     table = verify_records("reproduction", runs=1, seed=0)
     assert (table["trained on"] == "not named").all()
     assert table["identical"].all() and (table["fields added by this code"] == "train_config.distinct_elements").all()
