@@ -41,14 +41,21 @@ print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || ex
   if [[ -e $RECORDS/records/$archive ]]; then
     python -m repset.pipeline.record restore "$RECORDS" results/runs --dataset "$d" || exit 1
   fi
-  missing=$(mktemp)
-  python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --dataset "$d" --list | checkout_py "
-from repset.pipeline.pack import select_paths
-print('\n'.join(select_paths(sys.stdin.read().split(), sys.argv[2].split() or None, by_split=True)))" "${MODELS:-}" > "$missing" || exit 1
-  echo "== $(date -u) $d: $(grep -c . "$missing") runs to train"
-  if [[ -n ${LIST_ONLY:-} ]]; then cat "$missing"; rm -f "$missing"; continue; fi   # LIST_ONLY=1: the list, no training
-  python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1
-  echo "== $(date -u) $d: pack exit $?"
+  # pass after pass: a reduced protocol's chosen runs wait for their searched splits (their grid choice is then
+  # written, pack.ready_paths); stop when nothing is left or a pass would retrain the same list (failures)
+  missing=$(mktemp) previous=""
+  while :; do
+    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --dataset "$d" --list | checkout_py "
+from repset.pipeline.pack import load_config, ready_paths, select_paths
+paths = select_paths(sys.stdin.read().split(), sys.argv[2].split() or None, by_split=True)
+print('\n'.join(ready_paths(load_config('config.yaml', sys.argv[3:]), paths)))" "${MODELS:-}" ${OVERLAYS:-} > "$missing" || exit 1
+    echo "== $(date -u) $d: $(grep -c . "$missing") runs to train"
+    if [[ -n ${LIST_ONLY:-} ]]; then cat "$missing"; break; fi   # LIST_ONLY=1: the list, no training
+    if ! grep -q . "$missing" || [[ $(cat "$missing") == "$previous" ]]; then break; fi
+    previous=$(cat "$missing")
+    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1
+    echo "== $(date -u) $d: pack exit $?"
+  done
   rm -f "$missing"
 done
 echo "== $(date -u) done"

@@ -17,7 +17,10 @@ also holds back a run that would not finish by then, judged by the longest run o
 ratio of measured to budget seconds among the folders finished so far. A run that fails is reported by path; the
 others go on, and the exit status is then 1. ``--model`` and ``--splits`` keep only those models' runs and
 folds (a GPU machine's share of a campaign that trains the first folds elsewhere); ``--by-split`` orders the runs
-fold by fold, so that a stop leaves whole folds.
+fold by fold, so that a stop leaves whole folds. A ``chosen`` run (a reduced protocol's fold trained at the point
+its searched splits chose) waits until every record of those splits is there; its grid-choice file is then
+written first, as the ``grid_choice`` rule writes it (:func:`ready_paths`; ``--list --ready`` lists only the
+runs that can train now).
 """
 from __future__ import annotations
 
@@ -33,18 +36,18 @@ from multiprocessing import get_context
 from typing import TYPE_CHECKING
 
 from repset.protocol.budget import seconds_per_run
-from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_path, run_settings
+from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, run_settings
 from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import store_path
 from repset.threads import set_threads
 
-from .train import train_pack
+from .train import grid_choice, train_pack
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "select_paths", "longest_first",
-           "next_task", "train_parallel", "main"]
+__all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "select_paths", "ready_paths",
+           "longest_first", "next_task", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -130,6 +133,27 @@ def select_paths(paths: Sequence[str], models: Sequence[str] | None = None, spli
         if (models is None or match["model"] in models) and (splits is None or any(int(match["split"]) in r for r in splits)):
             chosen.append((int(match["split"]), path))
     return [path for _, path in (sorted(chosen, key=lambda c: c[0]) if by_split else chosen)]
+
+
+def ready_paths(config: dict, paths: Sequence[str]) -> list[str]:
+    """The record ``paths`` whose runs can train now, in their order: a ``chosen`` run's grid-choice file is
+    written first (:func:`~repset.pipeline.train.grid_choice`, as the ``grid_choice`` rule writes it) where it is
+    missing and every record it reads exists; a chosen run whose searched splits are not all on record waits
+    (left out)."""
+    ready, choices = [], {}
+    for path in paths:
+        run = run_of_path(config, path)
+        if run.point == CHOSEN:
+            choice = grid_choice_path(run.dataset, run.model, run.seed)
+            if choice not in choices:
+                inputs = grid_choice_inputs(config, run.dataset, run.model, run.seed)
+                if not os.path.exists(choice) and all(os.path.exists(p) for p in inputs):
+                    grid_choice(inputs, choice)
+                choices[choice] = os.path.exists(choice)
+            if not choices[choice]:
+                continue
+        ready.append(path)
+    return ready
 
 
 def longest_first(paths: Sequence[str], budget: pd.DataFrame) -> list[str]:
@@ -247,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--splits", action="append", metavar="A-B",
                         help="only the runs of these splits (folds), inclusive, e.g. 60-99 or 7 (repeatable)")
     parser.add_argument("--by-split", action="store_true", help="order the runs fold by fold (a stop leaves whole folds)")
+    parser.add_argument("--ready", action="store_true",
+                        help="with --list: only the runs that can train now (chosen runs wait for their searched "
+                             "splits' records; their grid choice is written when those are all there)")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")
@@ -279,10 +306,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         except ValueError as err:
             parser.error(str(err))
     if args.list:
-        print("\n".join(p for p in paths if args.force or not os.path.exists(p)))
+        listed = [p for p in paths if args.force or not os.path.exists(p)]
+        print("\n".join(ready_paths(config, listed) if args.ready else listed))
         return
     if not paths:
         parser.error("no records to train: name record paths or --dataset with missing records")
+    ready = ready_paths(config, paths)
+    if len(ready) < len(paths):
+        logging.info("%d chosen runs wait for their searched splits' records (their grid choice)", len(paths) - len(ready))
+        if not ready:
+            return
+    paths = ready
     end = args.end_at - time.time() if args.end_at is not None else args.end
     if args.workers <= 1 and args.deadline is None and end is None:
         set_threads(args.threads)

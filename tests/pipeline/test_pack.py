@@ -58,6 +58,35 @@ def test_missing_paths_count_a_reduced_dataset_by_its_own_protocol(config, tmp_p
     assert done in reddit and done not in pack.missing_paths(config, ["REDDIT-BINARY"])
 
 
+def test_a_chosen_run_waits_for_its_searched_splits_then_its_grid_choice_is_written(config, tmp_path, monkeypatch, capsys):
+    from repset.protocol.jobs import grid_choice_inputs
+
+    monkeypatch.chdir(tmp_path)
+    made = []
+    monkeypatch.setattr(pack, "grid_choice", lambda inputs, out: made.append((list(inputs), out)) or
+                        (tmp_path / out).write_text("{}"))
+    chosen = [Run("MUTAG", "repset", CHOSEN, k, 0).path for k in (1, 2)]
+    paths = [chosen[0], Run("MUTAG", "deepsets", "default", 1, 0).path, chosen[1]]
+    inputs = grid_choice_inputs(config, "MUTAG", "repset", 0)
+    assert len(inputs) == 12 and all("split0_" in p for p in inputs)       # the grid on the searched fold 0
+    for path in inputs[:-1]:                                                 # fold 0's grid but one point
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}")
+    assert pack.ready_paths(config, paths) == [paths[1]] and made == []      # the chosen runs wait
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    pack.main(["c.yaml", *paths, "--list"])
+    assert capsys.readouterr().out.split() == paths                          # every missing record
+    pack.main(["c.yaml", *paths, "--list", "--ready"])
+    assert capsys.readouterr().out.split() == [paths[1]] and made == []     # only those that can train now
+    pack.main(["c.yaml", chosen[0]])                                         # to train: nothing ready, nothing run
+    assert made == [] and not (tmp_path / chosen[0]).exists()
+    (tmp_path / inputs[-1]).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / inputs[-1]).write_text("{}")
+    assert pack.ready_paths(config, paths) == paths                          # the grid choice is written, once
+    assert made == [(inputs, "results/runs/MUTAG/repset/grid_seed0.json")]
+    assert pack.ready_paths(config, paths) == paths and len(made) == 1       # and not again
+
+
 def _small(config):
     config["protocol"]["text_splits"] = 2
     config["protocol"]["grid_splits"] = None
