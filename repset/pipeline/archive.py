@@ -12,9 +12,13 @@ import re
 import tarfile
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "read_manifest", "read_archive",
-           "checked_archives"]
+           "checked_archives", "read_runs_csv"]
 
 MANIFEST = "SHA256SUMS"
 #: the fields every run record has; a grid choice (``<model>/grid_seed<s>.json``) has GRID_FIELDS
@@ -145,3 +149,12 @@ def checked_archives(record_dir: str | os.PathLike, datasets: list[str] | None =
     if unlisted:
         raise RecordError(f"{record_dir / 'records' / MANIFEST} does not list {', '.join(unlisted)}")
     return {a: read_archive(a, manifest[a.name]) for a in archives}
+
+
+def read_runs_csv(record_dir: str | os.PathLike) -> pd.DataFrame:
+    """``record_dir/runs.csv`` as :func:`~repset.pipeline.record.runs_table` wrote it (``record export``); an empty
+    frame where the folder has none or no run is on record (export writes a bare newline then)."""
+    import pandas as pd
+
+    table = Path(record_dir) / "runs.csv"
+    return pd.read_csv(table) if table.is_file() and table.stat().st_size > 1 else pd.DataFrame()

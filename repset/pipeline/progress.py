@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from repset.datasets.registry import get_spec
+from repset.pipeline.archive import read_runs_csv
 from repset.protocol.budget import seconds_per_run
 from repset.protocol.jobs import CHOSEN, runs
 from repset.protocol.plan import datasets, split_count
@@ -81,10 +82,9 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
     :func:`records_seconds` ``remaining_hours_records``, the same runs at the records' own seconds (which
     early stopping and the machines that ran them make differ from the budget's 50-epoch bound)."""
     record_dir = Path(record_dir)
-    csv = record_dir / "runs.csv"
-    table = pd.DataFrame(columns=["path", "train_seconds", "cpu", "device"])
-    if csv.is_file() and csv.stat().st_size > 1:        # export writes a bare newline when no run is on record
-        table = pd.read_csv(csv)
+    table = read_runs_csv(record_dir)
+    if table.empty:
+        table = pd.DataFrame(columns=["path", "train_seconds", "cpu", "device"])
     by_path = table.assign(path=RUNS_PREFIX + table["path"].astype(str)).set_index("path")
     text = {get_spec(d).name for d in config["datasets"]["text"]}
     planned_wmd = {get_spec(d).name for d in config.get("wmd", {}).get("datasets", [])}

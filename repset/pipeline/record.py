@@ -33,7 +33,7 @@ import pandas as pd
 
 from repset.io import atomic_path
 from repset.pipeline.archive import (MANIFEST, RECOVER, RecordError, sha256_of, archive_name, check_record,
-                                     checked_archives)
+                                     checked_archives, read_runs_csv)
 from repset.pipeline.verify import add_verify_arguments, run_verify
 from repset.protocol.selection import records_frame
 from repset.provenance import cpu_kind
@@ -232,9 +232,9 @@ def check_store_of_table(record_dir: str | os.PathLike, store: str | os.PathLike
     returns a line saying both (none yet: a dataset without records, or a folder without runs.csv)."""
     from repset.pipeline.train import check_store_sha
 
-    table = Path(record_dir) / "runs.csv"
-    runs = pd.read_csv(table) if table.is_file() and table.stat().st_size > 1 else pd.DataFrame()
+    runs = read_runs_csv(record_dir)
     theirs = set(runs.loc[runs["dataset"] == dataset, "storesha256_of"].dropna()) if len(runs) else set()
+    table = Path(record_dir) / "runs.csv"
     ours = check_store_sha(store, {sha: f"a {dataset} record listed in {table}" for sha in sorted(theirs)})
     return f"{store}: sha256 {ours}; the records': {sorted(theirs) or 'none yet'}"
 
