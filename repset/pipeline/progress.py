@@ -43,18 +43,22 @@ def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
 
 
 def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], float]) -> dict[tuple[str, str, str], float]:
-    """Seconds of one run per (dataset, model, point) as the CPU records (``runs.csv`` rows: ``path``,
-    ``train_seconds``, ``device``; a GPU's are left out, as the budget is a CPU's) give them: the mean of the point's
+    """Seconds of one run per (dataset, model, point) as the CPU records (``runs.csv`` rows: ``dataset``,
+    ``model``, ``point`` (else read from ``path``), ``train_seconds``, ``device``; a GPU's are left out, as the budget is a CPU's) give them: the mean of the point's
     records; a point without records at the budget's ``seconds`` times the median, over the model's points that
     have both, of records' mean / budget (the budget's own figure where the model has no record there, none where
     the budget has none either); a ``chosen`` run without records at the mean of its model's budget points, where
     each has a figure (as the budget costs it)."""
     if "device" in table:
         table = table[table["device"].fillna("cpu") == "cpu"]
-    parts = table["path"].astype(str).str.split("/", expand=True)
-    if table.empty or parts.shape[1] < 3:
+    if table.empty:
         return {}
-    timed = table.assign(dataset=parts[0], model=parts[1], point=parts[2]).dropna(subset=["train_seconds"])
+    if not {"dataset", "model", "point"} <= set(table.columns):   # rows named by path only
+        parts = table["path"].astype(str).str.split("/", expand=True)
+        if parts.shape[1] < 3:
+            return {}
+        table = table.assign(dataset=parts[0], model=parts[1], point=parts[2])
+    timed = table.dropna(subset=["train_seconds"])
     measured = {k: float(v) for k, v in timed.groupby(["dataset", "model", "point"])["train_seconds"].mean().items()}
     ratios: dict[tuple[str, str], list[float]] = {}
     for (dataset, model, point), mean in measured.items():

@@ -115,3 +115,6 @@ def test_records_seconds_scale_the_budget_by_the_records_own():
     assert own[("MUTAG", "nn_max", "default")] == 5.0                 # no record of the model: the budget's figure
     assert own[("MUTAG", "deepsets", "default")] == 3.0 and ("MUTAG", "deepsets", "chosen") not in own
     assert progress.records_seconds(records.iloc[:0], seconds) == {}
+    named = records.assign(dataset=records["path"].str.split("/").str[0], model=records["path"].str.split("/").str[1],
+                           point=records["path"].str.split("/").str[2], path="elsewhere.json")   # runs.csv's columns
+    assert progress.records_seconds(named, seconds) == own
