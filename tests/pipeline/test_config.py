@@ -161,7 +161,7 @@ def test_the_skipgram_options_pass_at_top_level_and_per_dataset():
     for config in (top, overlay):
         jsonschema.validate(config, SCHEMA)
         check_config(copy.deepcopy(config))
-    assert struc2vec_options("IMDB-BINARY", overlay)["hs"] is True
+    assert struc2vec_options("IMDB-BINARY", overlay)["hs"] is True and struc2vec_options("PROTEINS", overlay)["hs"] is True
     assert "hs" not in struc2vec_options("MUTAG", overlay)
     with pytest.raises(jsonschema.ValidationError, match="'yes' is not of type 'boolean'"):
         jsonschema.validate(merged(CONFIG, {"struc2vec": {"hs": "yes"}}), SCHEMA)
