@@ -12,5 +12,5 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from paired import main  # noqa: E402
 
 if __name__ == "__main__":
-    main(lead_folder="reproduction/normalize_lead", label="divided by |X|",
-         pairs={"repset_input_size": "repset", "approx_repset_input_size": "approx_repset"})
+    main(["reproduction/normalize_lead", "repset_input_size=repset", "approx_repset_input_size=approx_repset",
+          *sys.argv[1:]], label="divided by |X|")

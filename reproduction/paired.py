@@ -45,25 +45,22 @@ def paired_table(record: pd.DataFrame, lead: pd.DataFrame, pairs: dict[str, str]
     return pd.DataFrame(rows)
 
 
-def main(argv: list[str] | None = None, lead_folder: str | None = None, pairs: dict[str, str] | None = None,
-         label: str = "lead") -> None:
+def main(argv: list[str] | None = None, label: str = "lead") -> None:
+    """The command line (``argv``: sys.argv[1:] by default); ``label`` names the lead's mean column."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    if lead_folder is None:
-        parser.add_argument("lead_folder", help="a folder of records with runs.csv, e.g. reproduction/attention_variant")
-        parser.add_argument("pairs", nargs="+", metavar="VARIANT=MODEL", help="a lead model and the record's model")
+    parser.add_argument("lead_folder", help="a folder of records with runs.csv, e.g. reproduction/attention_variant")
+    parser.add_argument("pairs", nargs="+", metavar="VARIANT=MODEL", help="a lead model and the record's model")
     parser.add_argument("--dataset", default="PROTEINS")
     parser.add_argument("--points", default="", help="only the grid points whose name starts so, e.g. k10-")
     args = parser.parse_args(argv)
-    if lead_folder is None:
-        bad = [p for p in args.pairs if p.count("=") != 1]
-        if bad:
-            parser.error(f"pairs: {bad[0]!r} is not VARIANT=MODEL")
-        lead_folder, pairs = args.lead_folder, dict(p.split("=") for p in args.pairs)
+    bad = [p for p in args.pairs if p.count("=") != 1]
+    if bad:
+        parser.error(f"pairs: {bad[0]!r} is not VARIANT=MODEL")
     record = pd.read_csv("reproduction/runs.csv")
-    lead = pd.read_csv(f"{lead_folder}/runs.csv")
-    table = paired_table(record, lead, pairs, args.dataset, args.points, label)
+    lead = pd.read_csv(f"{args.lead_folder}/runs.csv")
+    table = paired_table(record, lead, dict(p.split("=") for p in args.pairs), args.dataset, args.points, label)
     if table.empty:
-        sys.exit(f"{lead_folder}: no fold of {args.dataset} where a lead model holds its record model's grid")
+        sys.exit(f"{args.lead_folder}: no fold of {args.dataset} where a lead model holds its record model's grid")
     print(table.round(2).to_markdown(index=False))
 
 

@@ -43,12 +43,12 @@ def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
 
 
 def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], float]) -> dict[tuple[str, str, str], float]:
-    """Seconds of one run per (dataset, model, point) as the CPU records (``runs.csv`` rows: ``dataset``,
-    ``model``, ``point`` (else read from ``path``), ``train_seconds``, ``device``; a GPU's are left out, as the budget is a CPU's) give them: the mean of the point's
-    records; a point without records at the budget's ``seconds`` times the median, over the model's points that
-    have both, of records' mean / budget (the budget's own figure where the model has no record there, none where
-    the budget has none either); a ``chosen`` run without records at the mean of its model's budget points, where
-    each has a figure (as the budget costs it)."""
+    """Seconds of one run per (dataset, model, point) as the CPU records (``runs.csv`` rows: ``dataset``, ``model``,
+    ``point`` (else read from ``path``), ``train_seconds``, ``device``; a GPU's are left out, as the budget is a
+    CPU's) give them: the mean of the point's records; a point without records at the budget's ``seconds`` times the
+    median, over the model's points that have both, of records' mean / budget (the budget's own figure where the
+    model has no record there, none where the budget has none either); a ``chosen`` run without records at the mean
+    of its model's budget points, where each has a figure (as the budget costs it)."""
     if "device" in table:
         table = table[table["device"].fillna("cpu") == "cpu"]
     if table.empty:
