@@ -19,7 +19,7 @@ FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val
 SUMMARY_COLUMNS = ("dataset", "model", "test_error_mean", "test_error_std", "test_accuracy_mean",
                    "test_accuracy_std", "splits", "repetitions", "std_over", "epoch_seconds", "points")
 #: the columns of :func:`training_paths`
-TRAINING_COLUMNS = ("dataset", "distinct_elements", "ragged", "max_elements", "device", "runs")
+TRAINING_COLUMNS = ("dataset", "distinct_elements", "ragged", "max_elements", "device", "store", "runs")
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -43,6 +43,7 @@ class TrainingPath(NamedTuple):
     ragged: bool
     max_elements: int | None
     device: str
+    store: str = ""     # the sha256 of the store the run read (its record's ``store_meta``; "" where it names none)
 
 
 def training_path(record: dict) -> TrainingPath:
@@ -51,13 +52,15 @@ def training_path(record: dict) -> TrainingPath:
     the option on (``train_config``) and a store with element ids (``store_meta.layout``; the matching layers then
     train on each batch's distinct elements; a store of values, as the graphs', pads whatever the option says).
     ``ragged``, ``max_elements``: the options. A record without one of them predates it
-    (:data:`repset.provenance.LEGACY_DEFAULTS`)."""
+    (:data:`repset.provenance.LEGACY_DEFAULTS`). ``store``: the sha256 of the store it read."""
     from repset.provenance import LEGACY_DEFAULTS
 
     config = {**LEGACY_DEFAULTS, **record["train_config"]}
-    layout = (record.get("store_meta") or {}).get("layout") or ""
+    store = record.get("store_meta") or {}
+    layout = store.get("layout") or ""
     return TrainingPath(record["dataset"], bool(config["distinct_elements"]) and "element_ids" in layout.split("+"),
-                        bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"))
+                        bool(config["ragged"]), config["max_elements"], str(config.get("device") or "cpu"),
+                        str(store.get("sha256") or ""))
 
 
 def count_training_paths(paths: Iterable[TrainingPath]) -> pd.DataFrame:
@@ -69,7 +72,7 @@ def count_training_paths(paths: Iterable[TrainingPath]) -> pd.DataFrame:
     for key in paths:
         counts[key] = counts.get(key, 0) + 1
     order = sorted(counts, key=lambda k: (k.dataset, k.distinct_elements, k.ragged, k.max_elements is not None,
-                                          k.max_elements or 0, k.device))
+                                          k.max_elements or 0, k.device, k.store))
     frame = pd.DataFrame([(*key, counts[key]) for key in order], columns=list(TRAINING_COLUMNS))
     frame["max_elements"] = frame["max_elements"].astype("Int64")
     return frame

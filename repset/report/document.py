@@ -244,11 +244,36 @@ def recorded_training(training: pd.DataFrame) -> str:
             + ", ".join(f"{device} {n:,}" for device, n in devices.items()))
 
 
+def recorded_stores(training: pd.DataFrame, current: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """The stores the runs read, from :func:`~repset.protocol.selection.training_paths`' ``store`` column: a Setup
+    line (each dataset's store sha256, first 12 hex digits, with its runs) and the integrity problems found: a
+    dataset whose runs name more than one store, or none, or a store other than ``current`` (dataset -> the sha256
+    of the store this report read, e.g. for its Majority class row). ("", []) for a table without the column."""
+    if "store" not in training.columns:
+        return "", []
+    problems, parts = [], []
+    for dataset, frame in training.groupby("dataset", sort=False):
+        runs = frame.groupby(frame["store"].fillna("").astype(str), sort=True)["runs"].sum()
+        parts.append(f"{dataset} " + ", ".join(f"{sha[:12] or 'none named'} ({n:,})" for sha, n in runs.items()))
+        named = [sha for sha in runs.index if sha]
+        if len(runs) > 1:
+            problems.append(f"the runs of {dataset} name {len(runs)} stores (" + ", ".join(
+                f"{sha[:12] or 'none'}: {n:,} runs" for sha, n in runs.items()) + ")")
+        elif not named:
+            problems.append(f"the runs of {dataset} name no store")
+        theirs = (current or {}).get(dataset)
+        if theirs and named and set(named) != {theirs}:
+            problems.append(f"{dataset}'s runs name {', '.join(sha[:12] for sha in named)}; the store read here is "
+                            f"{theirs[:12]}")
+    line = "- stores as recorded (the sha256 each run's record names, first 12 hex digits): " + "; ".join(parts)
+    return line, problems
+
+
 def read_training(path: str | os.PathLike) -> pd.DataFrame:
     """``results/aggregate/training.csv`` as :func:`~repset.protocol.selection.training_paths` wrote it (names
     such as "NA" stay names; an empty ``max_elements`` is no bound)."""
     return pd.read_csv(path, keep_default_na=False, na_values={"max_elements": [""]},
-                       dtype={"dataset": str, "device": str, "max_elements": "Int64"})
+                       dtype={"dataset": str, "device": str, "store": str, "max_elements": "Int64"})
 
 
 def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:
@@ -270,13 +295,16 @@ def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLik
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
                  configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None,
-                 training: pd.DataFrame | None = None) -> Path:
+                 training: pd.DataFrame | None = None, store_sha256: dict[str, str] | None = None) -> Path:
     """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
     setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
     markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
     in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma.
-    ``training``: :func:`~repset.protocol.selection.training_paths` of the runs, shown in the setup."""
+    ``training``: :func:`~repset.protocol.selection.training_paths` of the runs, shown in the setup with the stores
+    they read; ``store_sha256`` (dataset -> the sha256 of the store read here) checks those (:func:`recorded_stores`):
+    a problem is stated under the title."""
     comp = comparison(ours)
+    stores_line, integrity = ("", []) if training is None else recorded_stores(training, store_sha256)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
     differences = protocol_differences(config)
     lines = [
@@ -286,6 +314,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "AISTATS 2020.", "",
         ("**The paper's protocol.**" if not differences else
          "**Departures from the paper's protocol:** " + "; ".join(differences) + "."), "",
+        *([] if not integrity else ["**Records and stores disagree:** " + "; ".join(integrity) + ".", ""]),
         "## Setup", "",
         f"- solver for exact RepSet: `{config['solver']}`; config sha256 `{config_hash(config)}`",
         f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",
@@ -297,6 +326,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
         + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),
         *([] if training is None or training.empty else [recorded_training(training)]),
+        *([stores_line] if stores_line and not training.empty else []),
         "- model selection: per split, the grid point with the lowest validation error (then loss)"
         + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
            "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",

@@ -62,7 +62,8 @@ def test_train_aggregate_report(setup):
     taken = recorded["distinct_elements"] and "element_ids" in saved["store_meta"]["layout"]
     assert training.astype(object).where(training.notna(), None).to_dict("records") == [
         {"dataset": "bbcsport", "distinct_elements": taken, "ragged": recorded["ragged"],
-         "max_elements": recorded["max_elements"], "device": "cpu", "runs": 6}]
+         "max_elements": recorded["max_elements"], "device": "cpu",
+         "store": json.loads(Path(store).with_suffix(".json").read_text())["sha256"], "runs": 6}]   # the store it read
     ours = ours_long(summary)
     tables = result_tables(ours, tmp, ["bbcsport"], ["MUTAG"])
     assert "RepSet" in tables["text"].index and "S-WMD (reported)" in tables["text"].index

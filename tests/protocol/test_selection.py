@@ -81,8 +81,8 @@ def test_no_records_give_empty_tables_with_their_columns():
 
 
 def test_training_paths_count_the_runs_of_each_path_taken_per_dataset():
-    def record(dataset, layout, **train):
-        return {"dataset": dataset, "train_config": {"seed": 0, **train}, "store_meta": {"layout": layout}}
+    def record(dataset, layout, sha="a" * 64, **train):
+        return {"dataset": dataset, "train_config": {"seed": 0, **train}, "store_meta": {"layout": layout, "sha256": sha}}
 
     words, values = "vectors+element_ids", "values"
     records = [record("bbcsport", words),                                          # before the options: padded
@@ -90,15 +90,18 @@ def test_training_paths_count_the_runs_of_each_path_taken_per_dataset():
                record("bbcsport", words, distinct_elements=True, ragged=True, max_elements=4096),
                record("MUTAG", values, distinct_elements=True, max_elements=65536),     # a store of values pads
                record("MUTAG", values, distinct_elements=True, max_elements=65536, device="cuda"),
-               record("MUTAG", values, distinct_elements=False, max_elements=65536, device="cpu")]
+               record("MUTAG", values, distinct_elements=False, max_elements=65536, device="cpu"),
+               record("MUTAG", values, sha="b" * 64, max_elements=65536),               # another store: its own row
+               {"dataset": "MUTAG", "train_config": {"seed": 0, "max_elements": 65536}}]  # no store named
     table = training_paths(records)
     assert list(table.columns) == list(TRAINING_COLUMNS)
     assert table.astype(object).where(table.notna(), None).values.tolist() == [
-        ["MUTAG", False, False, 65536, "cpu", 2], ["MUTAG", False, False, 65536, "cuda", 1],
-        ["bbcsport", False, False, None, "cpu", 2], ["bbcsport", True, True, 4096, "cpu", 1]]
+        ["MUTAG", False, False, 65536, "cpu", "", 1], ["MUTAG", False, False, 65536, "cpu", "a" * 64, 2],
+        ["MUTAG", False, False, 65536, "cpu", "b" * 64, 1], ["MUTAG", False, False, 65536, "cuda", "a" * 64, 1],
+        ["bbcsport", False, False, None, "cpu", "a" * 64, 2], ["bbcsport", True, True, 4096, "cpu", "a" * 64, 1]]
     # the per-record key is what the table counts: counting the keys gives the same table
     keys = [training_path(r) for r in records]
-    assert keys[0] == keys[1] == ("bbcsport", False, False, None, "cpu")
-    assert keys[3] == ("MUTAG", False, False, 65536, "cpu")
+    assert keys[0] == keys[1] == ("bbcsport", False, False, None, "cpu", "a" * 64)
+    assert keys[3] == ("MUTAG", False, False, 65536, "cpu", "a" * 64)
     assert count_training_paths(keys).equals(table)
     assert count_training_paths([]).empty and list(count_training_paths([]).columns) == list(TRAINING_COLUMNS)

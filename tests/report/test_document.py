@@ -204,3 +204,40 @@ def test_the_majority_class_is_a_reference_row_of_the_tables_only(tmp_path):
     assert tables["graph"].loc["Majority class", "PROTEINS"] == "59.57 ± 0.01"
     assert tables["graph"].index[0] == "RepSet" and tables["graph"].index[-1] == "Majority class"
     assert tables["text"].loc["Majority class"].tolist() == ["31.26 ± 0.40", "80.00"]
+
+
+def test_the_setup_names_the_stores_the_runs_read_and_the_title_any_disagreement(tmp_path):
+    """Each dataset's runs name the store they read (training.csv's ``store``); a dataset whose runs name two
+    stores, none, or another store than the one the report reads is stated under the title, never hidden."""
+    from repset.report.document import recorded_stores, write_report
+
+    a, b, c = "a" * 64, "b" * 64, "c" * 64
+    training = pd.DataFrame({"dataset": ["MUTAG", "MUTAG", "PROTEINS", "bbcsport", "twitter"],
+                             "distinct_elements": [False] * 5, "ragged": [False] * 5,
+                             "max_elements": pd.array([65536, 65536, 65536, None, None], dtype="Int64"),
+                             "device": ["cpu", "cuda", "cpu", "cpu", "cpu"], "store": [a, a, b, c, ""],
+                             "runs": [1658, 1242, 2900, 145, 145]})
+    training.to_csv(tmp_path / "training.csv", index=False)
+    read = read_training(tmp_path / "training.csv")
+    assert read["store"].tolist() == [a, a, b, c, ""]
+    line, problems = recorded_stores(read, {"MUTAG": a, "PROTEINS": b, "bbcsport": a})
+    assert line == ("- stores as recorded (the sha256 each run's record names, first 12 hex digits): MUTAG "
+                    f"{a[:12]} (2,900); PROTEINS {b[:12]} (2,900); bbcsport {c[:12]} (145); twitter none named (145)")
+    assert problems == [f"bbcsport's runs name {c[:12]}; the store read here is {a[:12]}",
+                        "the runs of twitter name no store"]
+    two = pd.concat([read, read.iloc[[2]].assign(store=c, runs=3)], ignore_index=True)
+    assert f"the runs of PROTEINS name 2 stores ({b[:12]}: 2,900 runs, {c[:12]}: 3 runs)" in recorded_stores(two)[1]
+    # agreeing records and stores: a Setup line, nothing under the title; a table of before the column: no line
+    agreeing = read.iloc[:3]
+    assert recorded_stores(agreeing, {"MUTAG": a, "PROTEINS": b})[1] == []
+    assert recorded_stores(read.drop(columns="store")) == ("", [])
+    empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
+    tables = {"text": pd.DataFrame(), "graph": pd.DataFrame()}
+    text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
+                        store_metas={}, training=read, store_sha256={"bbcsport": a}).read_text()
+    title = text.split("## Setup")[0]
+    assert f"**Records and stores disagree:** bbcsport's runs name {c[:12]}; the store read here is {a[:12]}" in title
+    assert line in text.split("## Setup")[1]
+    text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
+                        store_metas={}, training=agreeing, store_sha256={"MUTAG": a, "PROTEINS": b}).read_text()
+    assert "disagree" not in text and "- stores as recorded" in text

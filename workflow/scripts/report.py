@@ -13,7 +13,10 @@ with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
     tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph,   # files: rule result_tables
                            reference_long(snakemake.input.majority))
-    metas = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text())["meta"] for s in snakemake.input.stores}
+    sidecars = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text()) for s in snakemake.input.stores}
+    metas = {name: sidecar["meta"] for name, sidecar in sidecars.items()}
+    store_sha256 = {sidecar["meta"].get("dataset") or name.split(".")[0]: sidecar["sha256"]   # name: <dataset>.<vectors>
+                    for name, sidecar in sidecars.items()}
     budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
     sections = [("Cost of this config's protocol on this machine (estimate)", budget)]
     if snakemake.input.init_study:
@@ -24,4 +27,4 @@ with job_log(snakemake.log[0]):
                  extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
                  configfiles=snakemake.params.configfiles,
                  notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None,
-                 training=read_training(snakemake.input.training))
+                 training=read_training(snakemake.input.training), store_sha256=store_sha256)
