@@ -2,9 +2,10 @@
 for (:mod:`.plan`), the training jobs at the grain of one run per split and grid point (:mod:`.jobs`),
 the grid and its search over splits in one process (:mod:`.grid`), model selection on validation and
 aggregation over splits (:mod:`.selection`), a model across draws of its input on the same folds
-(:mod:`.draws`), and what the whole protocol costs before it runs (:mod:`.budget`). Stands on
-:mod:`repset.training` and :mod:`repset.datasets`."""
+(:mod:`.draws`), a lead's runs paired fold by fold with the record's (:mod:`.paired`), and what the whole
+protocol costs before it runs (:mod:`.budget`). Stands on :mod:`repset.training` and :mod:`repset.datasets`."""
 from .draws import compare_draws, draw_means
+from .paired import paired_table, repetition_std
 from .grid import grid_points, point_id, run_grid
 from .jobs import (CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, model_runs, run_settings, runs,
                    searched_splits, wildcard_patterns)
@@ -13,6 +14,7 @@ from .plan import (check_protocol, datasets, layer_options, model_points, split_
 from .selection import aggregate, records_frame, select, selected_point
 
 __all__ = ["compare_draws", "draw_means",
+           "paired_table", "repetition_std",
            "grid_points", "point_id", "run_grid",
            "CHOSEN", "Run", "check_run", "grid_choice_inputs", "grid_choice_path", "model_runs", "run_settings",
            "runs", "searched_splits", "wildcard_patterns",
