@@ -5,19 +5,19 @@ aggregation over splits (:mod:`.selection`), a model across draws of its input o
 (:mod:`.draws`), a lead's runs paired fold by fold with the record's (:mod:`.paired`), and what the whole
 protocol costs before it runs (:mod:`.budget`). Stands on :mod:`repset.training` and :mod:`repset.datasets`."""
 from .draws import compare_draws, draw_means
-from .paired import paired_table, repetition_std
 from .grid import grid_points, point_id, run_grid
 from .jobs import (CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, model_runs, run_settings, runs,
                    searched_splits, wildcard_patterns)
+from .paired import paired_table, repetition_std
 from .plan import (check_protocol, datasets, layer_options, model_points, split_count, store_path, store_stem,
                    struc2vec_options, text_datasets, train_settings, wmd_mat_path)
 from .selection import aggregate, records_frame, select, selected_point
 
 __all__ = ["compare_draws", "draw_means",
-           "paired_table", "repetition_std",
            "grid_points", "point_id", "run_grid",
            "CHOSEN", "Run", "check_run", "grid_choice_inputs", "grid_choice_path", "model_runs", "run_settings",
            "runs", "searched_splits", "wildcard_patterns",
+           "paired_table", "repetition_std",
            "check_protocol", "datasets", "layer_options", "model_points", "split_count", "store_path", "store_stem",
            "struc2vec_options", "text_datasets", "train_settings", "wmd_mat_path",
            "aggregate", "records_frame", "select", "selected_point"]

@@ -248,8 +248,9 @@ def recorded_stores(training: pd.DataFrame, current: dict[str, str] | None = Non
     """The stores the runs read, from :func:`~repset.protocol.selection.training_paths`' ``store`` column: a Setup
     line (each dataset's store sha256, first 12 hex digits, with its runs) and the integrity problems found: a
     dataset whose runs name more than one store, or none, or a store other than ``current`` (dataset -> the sha256
-    of the store this report read, e.g. for its Majority class row). ("", []) for a table without the column."""
-    if "store" not in training.columns:
+    of the store this report read, e.g. for its Majority class row). ("", []) for an empty table or one without the
+    column."""
+    if training.empty or "store" not in training.columns:
         return "", []
     problems, parts = [], []
     for dataset, frame in training.groupby("dataset", sort=False):
@@ -326,7 +327,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
         + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),
         *([] if training is None or training.empty else [recorded_training(training)]),
-        *([stores_line] if stores_line and not training.empty else []),
+        *([stores_line] if stores_line else []),
         "- model selection: per split, the grid point with the lowest validation error (then loss)"
         + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
            "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",

@@ -9,7 +9,7 @@ import yaml
 from repo_paths import ROOT
 from set_checks import tiny_text_store
 from repset.datasets.registry import random_splits
-from repset.datasets.store import load_collection, load_store, save_store
+from repset.datasets.store import load_collection, load_store, read_sidecar, save_store
 from repset.pipeline.train import aggregate_runs, grid_choice, train_split
 from repset.protocol.grid import run_grid
 from repset.protocol.jobs import CHOSEN, Run, grid_choice_inputs, grid_choice_path, model_runs, run_settings
@@ -63,7 +63,7 @@ def test_train_aggregate_report(setup):
     assert training.astype(object).where(training.notna(), None).to_dict("records") == [
         {"dataset": "bbcsport", "distinct_elements": taken, "ragged": recorded["ragged"],
          "max_elements": recorded["max_elements"], "device": "cpu",
-         "store": json.loads(Path(store).with_suffix(".json").read_text())["sha256"], "runs": 6}]   # the store it read
+         "store": read_sidecar(store)["sha256"], "runs": 6}]                        # the store it read
     ours = ours_long(summary)
     tables = result_tables(ours, tmp, ["bbcsport"], ["MUTAG"])
     assert "RepSet" in tables["text"].index and "S-WMD (reported)" in tables["text"].index

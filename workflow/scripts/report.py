@@ -1,9 +1,9 @@
 """results/REPORT.md: paper vs reproduced, provenance, input differences."""
-import json
 from pathlib import Path
 
 import pandas as pd
 
+from repset.datasets.store import read_sidecar
 from repset.pipeline.joblog import job_log
 from repset.report.document import ours_long, reference_long, read_training, result_tables, write_report
 from repset.report.init_study import init_study_section
@@ -13,7 +13,7 @@ with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
     tables = result_tables(ours, None, snakemake.params.text, snakemake.params.graph,   # files: rule result_tables
                            reference_long(snakemake.input.majority))
-    sidecars = {Path(s).stem: json.loads(Path(s).with_suffix(".json").read_text()) for s in snakemake.input.stores}
+    sidecars = {Path(s).stem: read_sidecar(s) for s in snakemake.input.stores}
     metas = {name: sidecar["meta"] for name, sidecar in sidecars.items()}
     store_sha256 = {sidecar["meta"].get("dataset") or name.split(".")[0]: sidecar["sha256"]   # name: <dataset>.<vectors>
                     for name, sidecar in sidecars.items()}
