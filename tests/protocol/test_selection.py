@@ -5,8 +5,8 @@ import yaml
 from repo_paths import ROOT
 
 from repset.protocol.jobs import runs
-from repset.protocol.selection import (TRAINING_COLUMNS, aggregate, count_training_paths, records_frame, select,
-                                       selected_point, training_path, training_paths)
+from repset.protocol.selection import (TIE_COLUMNS, TRAINING_COLUMNS, aggregate, count_training_paths, records_frame,
+                                       select, selected_point, tie_spread, training_path, training_paths)
 
 
 def test_select_and_aggregate():
@@ -105,3 +105,24 @@ def test_training_paths_count_the_runs_of_each_path_taken_per_dataset():
     assert keys[3] == ("MUTAG", False, False, 65536, "cpu", "a" * 64)
     assert count_training_paths(keys).equals(table)
     assert count_training_paths([]).empty and list(count_training_paths([]).columns) == list(TRAINING_COLUMNS)
+
+
+def test_tie_spread_counts_ties_and_bounds_the_cell_over_every_tie_break():
+    """Split 0: points a and b tie on validation error (b has the lower loss, so select takes b, test 0.30; a's
+    test 0.10); split 1: no tie (c, test 0.20); split 2: a and c tie on error and loss (grid order: a). A model
+    with one point (no grid) is left out."""
+    rows = [(0, "a", 0.1, 0.9, 0.10), (0, "b", 0.1, 0.5, 0.30), (0, "c", 0.2, 0.1, 0.00),
+            (1, "a", 0.3, 0.5, 0.40), (1, "c", 0.1, 0.5, 0.20),
+            (2, "a", 0.1, 0.5, 0.50), (2, "c", 0.1, 0.5, 0.10)]
+    frame = pd.DataFrame([{"dataset": "d", "model": "m", "split": s, "point": p, "seed": 0, "val_error": v,
+                           "val_loss": lo, "test_error": t, "test_accuracy": 1 - t} for s, p, v, lo, t in rows]
+                         + [{"dataset": "d", "model": "fixed", "split": 0, "point": "default", "seed": 0,
+                             "val_error": 0.1, "val_loss": 0.1, "test_error": 0.1, "test_accuracy": 0.9}])
+    ties = tie_spread(frame)
+    assert list(ties.columns) == list(TIE_COLUMNS) and ties["model"].tolist() == ["m"]
+    row = ties.iloc[0]
+    assert (row["choices"], row["tied_error"], row["tied_both"]) == (3, 2, 1)
+    assert row["error_selected"] == pytest.approx(100 * (0.30 + 0.20 + 0.50) / 3)   # as select chooses
+    assert row["error_low"] == pytest.approx(100 * (0.10 + 0.20 + 0.10) / 3)
+    assert row["error_high"] == pytest.approx(100 * (0.30 + 0.20 + 0.50) / 3)
+    assert row["error_low"] <= row["error_selected"] <= row["error_high"]

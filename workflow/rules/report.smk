@@ -97,6 +97,7 @@ rule report:
     input:
         summary=rules.aggregate.output.summary,
         training=rules.aggregate.output.training,
+        runs=rules.aggregate.output.runs,               # every run: the validation ties in the grid choice
         wmd=[f"results/wmd/{d}.json" for d in WMD_DATASETS],
         stores=[store_path(d, config) for d in DATASETS],
         majority=rules.result_tables.input.majority,

@@ -5,9 +5,11 @@ import pandas as pd
 
 from repset.datasets.store import read_sidecar
 from repset.pipeline.joblog import job_log
-from repset.report.document import ours_long, reference_long, read_training, result_tables, write_report
+from repset.protocol.selection import tie_spread
+from repset.report.document import comparison, ours_long, reference_long, read_training, result_tables, write_report
 from repset.report.init_study import init_study_section
 from repset.report.notes import read_notes
+from repset.report.ties import ties_section
 
 with job_log(snakemake.log[0]):
     ours = ours_long(pd.read_csv(snakemake.input.summary), snakemake.input.wmd)
@@ -18,7 +20,9 @@ with job_log(snakemake.log[0]):
     store_sha256 = {sidecar["meta"].get("dataset") or name.split(".")[0]: sidecar["sha256"]   # name: <dataset>.<vectors>
                     for name, sidecar in sidecars.items()}
     budget = Path(snakemake.input.budget).read_text().split("\n", 2)[2]   # the budget table without its title
-    sections = [("Cost of this config's protocol on this machine (estimate)", budget)]
+    sections = [("Validation ties in the grid choice", ties_section(tie_spread(pd.read_csv(snakemake.input.runs)),
+                                                                    comparison(ours))),
+                ("Cost of this config's protocol on this machine (estimate)", budget)]
     if snakemake.input.init_study:
         study = pd.read_csv(snakemake.input.init_study, index_col=[0, 1])
         sections.append(("Interpretability and the hidden sets' initialisation",
