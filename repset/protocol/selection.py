@@ -22,8 +22,8 @@ SUMMARY_COLUMNS = ("dataset", "model", "test_error_mean", "test_error_std", "tes
 #: the columns of :func:`training_paths`
 TRAINING_COLUMNS = ("dataset", "distinct_elements", "ragged", "max_elements", "device", "store", "runs")
 #: the columns of :func:`tie_spread`
-TIE_COLUMNS = ("dataset", "model", "choices", "tied_error", "tied_both", "error_selected", "error_low",
-               "error_high")
+TIE_COLUMNS = ("dataset", "model", "choices", "tied_error", "tied_both", "error_selected", "error_random",
+               "error_low", "error_high")
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -101,22 +101,24 @@ def tie_spread(frame: pd.DataFrame) -> pd.DataFrame:
     model, over the (split, seed) groups with two or more grid points (``choices``), those where two or more points
     share the lowest validation error (``tied_error``; :func:`select` then takes the lower validation loss) and those
     tied on the loss too (``tied_both``; grid order decides). ``error_selected``: the cell's mean test error (%) as
-    :func:`select` chooses; ``error_low``/``error_high``: its least and greatest over every way of breaking the
-    ties on validation error (each group's best and worst tied test error). Columns: :data:`TIE_COLUMNS`, models
-    without a grid left out."""
+    :func:`select` chooses; ``error_random``: its expected value were the ties broken uniformly at random (each
+    group's mean tied test error); ``error_low``/``error_high``: its least and greatest over every way of breaking
+    the ties on validation error (each group's best and worst tied test error). Columns: :data:`TIE_COLUMNS`,
+    models without a grid left out."""
     import pandas as pd
 
     keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
     tied = frame[frame["val_error"] == frame.groupby(keys)["val_error"].transform("min")]
     tied = tied.assign(at_loss_min=tied["val_loss"] == tied.groupby(keys)["val_loss"].transform("min"))
     groups = tied.groupby(keys).agg(points=("point", "size"), at_loss_min=("at_loss_min", "sum"),
-                                    low=("test_error", "min"), high=("test_error", "max"))
+                                    low=("test_error", "min"), high=("test_error", "max"),
+                                    random=("test_error", "mean"))
     groups = groups.join(frame.groupby(keys).size().rename("grid")).join(
         select(frame).set_index(keys)["test_error"].rename("chosen"))
     groups = groups[groups["grid"] > 1]
     rows = [{"dataset": dataset, "model": model, "choices": len(g), "tied_error": int((g["points"] > 1).sum()),
              "tied_both": int((g["at_loss_min"] > 1).sum()), "error_selected": g["chosen"].mean() * 100,
-             "error_low": g["low"].mean() * 100, "error_high": g["high"].mean() * 100}
+             "error_random": g["random"].mean() * 100, "error_low": g["low"].mean() * 100, "error_high": g["high"].mean() * 100}
             for (dataset, model), g in groups.groupby(level=["dataset", "model"])]
     return pd.DataFrame(rows, columns=list(TIE_COLUMNS))
 

@@ -14,7 +14,8 @@ __all__ = ["tie_table", "ties_section"]
 
 def tie_table(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`~repset.protocol.selection.tie_spread` in the result tables' terms, one row per dataset and model
-    with at least one tie: text in test error %, graphs in accuracy % (the range's ends swap); ``width / paper
+    with at least one tie: text in test error %, graphs in accuracy % (the range's ends swap); the cell as
+    selected, its expected value under a random tie-break, its range over every tie-break; ``width / paper
     std``: the range's width in units of the paper's std of the cell where ``comp`` (the report's comparison,
     :func:`repset.report.document.comparison`) gives one; text rows first."""
     std = {} if comp is None else {(c.dataset, c.method): c.std_paper for c in comp.itertuples()}
@@ -22,17 +23,18 @@ def tie_table(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> pd.DataFr
     for r in ties[ties["tied_error"] > 0].itertuples():
         spec = get_spec(r.dataset)
         graph = spec.kind == "graph"
-        cell, low, high = ((100 - r.error_selected, 100 - r.error_high, 100 - r.error_low) if graph
-                           else (r.error_selected, r.error_low, r.error_high))
+        cell, random, low, high = ((100 - r.error_selected, 100 - r.error_random, 100 - r.error_high,
+                                    100 - r.error_low) if graph else
+                                   (r.error_selected, r.error_random, r.error_low, r.error_high))
         method = DISPLAY.get(r.model, r.model)
         paper_std = std.get((spec.display, method))
         rows.append({"table": "graph" if graph else "text", "dataset": spec.display, "method": method,
                      "choices": r.choices, "tied on validation error": r.tied_error,
-                     "tied on its loss too": r.tied_both, "cell": f"{cell:.2f}",
+                     "tied on its loss too": r.tied_both, "cell": f"{cell:.2f}", "ties at random": f"{random:.2f}",
                      "range over tie-breaks": f"{low:.2f}-{high:.2f}", "width": f"{high - low:.2f}",
                      "width / paper std": f"{(high - low) / paper_std:.2f}" if paper_std and paper_std > 0 else ""})
     columns = ["table", "dataset", "method", "choices", "tied on validation error", "tied on its loss too", "cell",
-               "range over tie-breaks", "width", "width / paper std"]
+               "ties at random", "range over tie-breaks", "width", "width / paper std"]
     out = pd.DataFrame(rows, columns=columns)
     return out.sort_values(["table", "dataset", "method"], ascending=[False, True, True], ignore_index=True)
 
@@ -44,7 +46,7 @@ def ties_section(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> str:
     choices, tied = int(ties["choices"].sum()), int(ties["tied_error"].sum())
     text = (f"Of {choices:,} grid choices (a split and seed of a model with a grid), {tied:,} had two or more points "
             "sharing the lowest validation error; validation loss decided them (the paper does not say how it broke "
-            "ties). The range is the cell's least and greatest value over every way of breaking those ties, each "
+            "ties). `ties at random`: the cell's expected value were the ties broken uniformly at random. The range is the cell's least and greatest value over every way of breaking those ties, each "
             "split taking its best or worst tied point by test error: a bound on what the tie-break can do, not "
             "a selection rule. `tied on its loss too`: ties that grid order decided.")
     return text + "\n\n" + (to_markdown(table.set_index("table")) if len(table) else "(no tie)\n")

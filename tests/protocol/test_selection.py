@@ -123,6 +123,7 @@ def test_tie_spread_counts_ties_and_bounds_the_cell_over_every_tie_break():
     row = ties.iloc[0]
     assert (row["choices"], row["tied_error"], row["tied_both"]) == (3, 2, 1)
     assert row["error_selected"] == pytest.approx(100 * (0.30 + 0.20 + 0.50) / 3)   # as select chooses
+    assert row["error_random"] == pytest.approx(100 * (0.20 + 0.20 + 0.30) / 3)    # each split's tied mean
     assert row["error_low"] == pytest.approx(100 * (0.10 + 0.20 + 0.10) / 3)
     assert row["error_high"] == pytest.approx(100 * (0.30 + 0.20 + 0.50) / 3)
     assert row["error_low"] <= row["error_selected"] <= row["error_high"]
