@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job needs none (0.3 s)
+    import numpy as np
     import pandas as pd
 
 __all__ = ["records_frame", "TrainingPath", "training_path", "count_training_paths", "training_paths", "select",
-           "tie_spread", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS",
+           "tie_spread", "tie_break_cells", "random_tie_cells", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS",
            "TRAINING_COLUMNS", "TIE_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
@@ -98,16 +99,22 @@ def select(frame: pd.DataFrame) -> pd.DataFrame:
 
 def tie_spread(frame: pd.DataFrame) -> pd.DataFrame:
     """How often a tie on validation error decided the grid choice, and how far it can move a cell: per dataset and
-    model, over the (split, seed) groups with two or more grid points (``choices``), those where two or more points
-    share the lowest validation error (``tied_error``; :func:`select` then takes the lower validation loss) and those
-    tied on the loss too (``tied_both``; grid order decides). ``error_selected``: the cell's mean test error (%) as
-    :func:`select` chooses; ``error_random``: its expected value were the ties broken uniformly at random (each
-    group's mean tied test error); ``error_low``/``error_high``: its least and greatest over every way of breaking
-    the ties on validation error (each group's best and worst tied test error). Columns: :data:`TIE_COLUMNS`,
-    models without a grid left out."""
+    model with a grid, over its (split, seed) groups with two or more grid points (``choices``), those where two or
+    more points share the lowest validation error (``tied_error``; :func:`select` then takes the lower validation
+    loss) and those tied on the loss too (``tied_both``; grid order decides). ``error_selected``: the cell's mean test
+    error (%) as :func:`select` chooses; ``error_random``: its expected value were the ties broken uniformly at random
+    (each group's mean tied test error); ``error_low``/``error_high``: its least and greatest over every way of
+    breaking the ties (each group's best and worst tied test error). A group of one point (a reduced protocol's
+    chosen run, ``grid_splits``) counts at its own test error, so the cell is the result table's; a tie on a searched
+    split would also change the point its later splits train, which these bounds do not follow. Columns:
+    :data:`TIE_COLUMNS`; ValueError where a validation error or loss is missing (NaN)."""
     import pandas as pd
 
     keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
+    missing = frame[frame[["val_error", "val_loss"]].isna().any(axis=1)]
+    if len(missing):
+        raise ValueError(f"tie_spread: {len(missing)} runs without a validation error or loss, e.g. "
+                         f"{missing.iloc[0][keys + ['point']].to_dict()}")
     tied = frame[frame["val_error"] == frame.groupby(keys)["val_error"].transform("min")]
     tied = tied.assign(at_loss_min=tied["val_loss"] == tied.groupby(keys)["val_loss"].transform("min"))
     groups = tied.groupby(keys).agg(points=("point", "size"), at_loss_min=("at_loss_min", "sum"),
@@ -115,12 +122,46 @@ def tie_spread(frame: pd.DataFrame) -> pd.DataFrame:
                                     random=("test_error", "mean"))
     groups = groups.join(frame.groupby(keys).size().rename("grid")).join(
         select(frame).set_index(keys)["test_error"].rename("chosen"))
-    groups = groups[groups["grid"] > 1]
-    rows = [{"dataset": dataset, "model": model, "choices": len(g), "tied_error": int((g["points"] > 1).sum()),
-             "tied_both": int((g["at_loss_min"] > 1).sum()), "error_selected": g["chosen"].mean() * 100,
-             "error_random": g["random"].mean() * 100, "error_low": g["low"].mean() * 100, "error_high": g["high"].mean() * 100}
-            for (dataset, model), g in groups.groupby(level=["dataset", "model"])]
+    rows = []
+    for (dataset, model), g in groups.groupby(level=["dataset", "model"]):
+        choice = g["grid"] > 1
+        if choice.any():
+            rows.append({"dataset": dataset, "model": model, "choices": int(choice.sum()),
+                         "tied_error": int((choice & (g["points"] > 1)).sum()),
+                         "tied_both": int((choice & (g["at_loss_min"] > 1)).sum()),
+                         **{f"error_{name}": g[column].mean() * 100 for name, column in
+                            (("selected", "chosen"), ("random", "random"), ("low", "low"), ("high", "high"))}})
     return pd.DataFrame(rows, columns=list(TIE_COLUMNS))
+
+
+def _error_tied(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
+    return frame[frame["val_error"] == frame.groupby(keys)["val_error"].transform("min")], keys
+
+
+def tie_break_cells(frame: pd.DataFrame, rules: dict[str, tuple[str, bool]]) -> pd.DataFrame:
+    """The cell (mean test error, %) per dataset and model were its ties on validation error broken by each of
+    ``rules`` (name -> (a column of ``frame``, ascending): among the tied points the first by it, then by grid order),
+    rules that never see the test error. One row per dataset and model, one column per rule."""
+    import pandas as pd
+
+    tied, keys = _error_tied(frame.reset_index(drop=True).reset_index(names="order"))
+    cells = {name: tied.sort_values(keys + [column, "order"], ascending=[True] * len(keys) + [ascending, True])
+             .groupby(keys, sort=False).head(1).groupby(["dataset", "model"])["test_error"].mean() * 100
+             for name, (column, ascending) in rules.items()}
+    return pd.DataFrame(cells).reset_index()
+
+
+def random_tie_cells(frame: pd.DataFrame, draws: int, seed: int = 0) -> np.ndarray:
+    """``draws`` values of the cell (mean test error, %) of one dataset and model (``frame`` holds its runs only), each
+    breaking every tie on validation error uniformly at random (``numpy.random.default_rng(seed)``)."""
+    import numpy as np
+
+    tied, keys = _error_tied(frame)
+    rng = np.random.default_rng(seed)
+    groups = [g["test_error"].to_numpy() for _, g in tied.groupby(keys)]
+    picks = np.stack([g[rng.integers(0, len(g), draws)] for g in groups])   # (groups, draws)
+    return picks.mean(axis=0) * 100
 
 
 def repetition(dataset: str, split: int) -> int | None:

@@ -44,9 +44,12 @@ def ties_section(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> str:
     tied)."""
     table = tie_table(ties, comp)
     choices, tied = int(ties["choices"].sum()), int(ties["tied_error"].sum())
+    both = int(ties["tied_both"].sum())
+    decided = ("validation loss decided them" if not both else
+               f"validation loss decided them, grid order the {both:,} tied on the loss too")
     text = (f"Of {choices:,} grid choices (a split and seed of a model with a grid), {tied:,} had two or more points "
-            "sharing the lowest validation error; validation loss decided them (the paper does not say how it broke "
-            "ties). `ties at random`: the cell's expected value were the ties broken uniformly at random. The range is the cell's least and greatest value over every way of breaking those ties, each "
-            "split taking its best or worst tied point by test error: a bound on what the tie-break can do, not "
-            "a selection rule. `tied on its loss too`: ties that grid order decided.")
+            f"sharing the lowest validation error; {decided} (the paper does not say how it broke ties). "
+            "`ties at random`: the cell's expected value were the ties broken uniformly at random. The range is the "
+            "cell's least and greatest value over every way of breaking those ties, each split taking its best or "
+            "worst tied point by test error: a bound on what the tie-break can do, not a selection rule.")
     return text + "\n\n" + (to_markdown(table.set_index("table")) if len(table) else "(no tie)\n")

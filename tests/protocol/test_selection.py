@@ -1,12 +1,14 @@
 """Selection on validation and aggregation over splits."""
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from repo_paths import ROOT
 
 from repset.protocol.jobs import runs
-from repset.protocol.selection import (TIE_COLUMNS, TRAINING_COLUMNS, aggregate, count_training_paths, records_frame,
-                                       select, selected_point, tie_spread, training_path, training_paths)
+from repset.protocol.selection import (TIE_COLUMNS, TRAINING_COLUMNS, aggregate, count_training_paths, random_tie_cells,
+                                       records_frame, select, selected_point, tie_break_cells, tie_spread, training_path,
+                                       training_paths)
 
 
 def test_select_and_aggregate():
@@ -127,3 +129,35 @@ def test_tie_spread_counts_ties_and_bounds_the_cell_over_every_tie_break():
     assert row["error_low"] == pytest.approx(100 * (0.10 + 0.20 + 0.10) / 3)
     assert row["error_high"] == pytest.approx(100 * (0.30 + 0.20 + 0.50) / 3)
     assert row["error_low"] <= row["error_selected"] <= row["error_high"]
+
+
+def test_tie_spread_counts_a_reduced_protocols_chosen_runs_in_the_cell_and_refuses_missing_validation():
+    """Split 0 searched (a and b tie), splits 1-2 train the chosen point only: the cell is the result table's (every
+    split), only split 0 is a choice; no seed column needed; a NaN validation loss is an error, not a silent drop."""
+    rows = [(0, "a", 0.1, 0.9, 0.10), (0, "b", 0.1, 0.5, 0.30), (1, "chosen", 0.2, 0.5, 0.50),
+            (2, "chosen", 0.2, 0.5, 0.20)]
+    frame = pd.DataFrame([{"dataset": "d", "model": "m", "split": s, "point": p, "val_error": v, "val_loss": lo,
+                           "test_error": t, "test_accuracy": 1 - t, "epoch_seconds": 1.0} for s, p, v, lo, t in rows])
+    row = tie_spread(frame).iloc[0]
+    assert (row["choices"], row["tied_error"]) == (1, 1)
+    assert row["error_selected"] == pytest.approx(aggregate(select(frame)).loc[0, "test_error_mean"])
+    assert (row["error_low"], row["error_high"]) == (pytest.approx(100 * 0.8 / 3), pytest.approx(100 * 1.0 / 3))
+    with pytest.raises(ValueError, match="without a validation error or loss"):
+        tie_spread(frame.assign(val_loss=[0.9, float("nan"), 0.5, 0.5]))
+
+
+def test_tie_break_cells_and_random_tie_cells_stay_within_tie_spreads_bounds():
+    """Two splits, each with a and b tied on validation error: the higher-loss rule takes a on split 0 (test 0.10) and b
+    on split 1 (0.40); random draws take only the four tied combinations, their mean near error_random."""
+    rows = [(0, "a", 0.1, 0.9, 0.10), (0, "b", 0.1, 0.5, 0.30), (0, "c", 0.3, 0.1, 0.00),
+            (1, "a", 0.2, 0.2, 0.20), (1, "b", 0.2, 0.6, 0.40)]
+    frame = pd.DataFrame([{"dataset": "d", "model": "m", "split": s, "point": p, "seed": 0, "val_error": v,
+                           "val_loss": lo, "test_error": t} for s, p, v, lo, t in rows])
+    cells = tie_break_cells(frame, {"low loss": ("val_loss", True), "high loss": ("val_loss", False)}).iloc[0]
+    assert cells["low loss"] == pytest.approx(100 * (0.30 + 0.20) / 2)      # as select
+    assert cells["high loss"] == pytest.approx(100 * (0.10 + 0.40) / 2)
+    draws = random_tie_cells(frame, 4000, seed=1)
+    assert set(np.round(draws, 6)) == {15.0, 25.0, 35.0}
+    spread = tie_spread(frame).iloc[0]
+    assert draws.mean() == pytest.approx(spread["error_random"], abs=0.5)
+    assert spread["error_low"] <= draws.min() and draws.max() <= spread["error_high"]

@@ -29,4 +29,5 @@ def test_the_section_counts_choices_and_ties_and_says_when_none_tied():
                   ("classic", "repset", 5, 2, 1, 4.0, 4.0, 3.9, 4.1)])
     text = ties_section(ties)
     assert text.startswith("Of 10 grid choices") and "2 had two or more points" in text and "| CLASSIC" in text
+    assert "grid order the 1 tied on the loss too" in text
     assert ties_section(ties.iloc[:1]).rstrip().endswith("(no tie)")
