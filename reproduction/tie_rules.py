@@ -20,6 +20,7 @@ from repset.datasets.registry import get_spec  # noqa: E402
 from repset.protocol.selection import random_tie_cells, tie_break_cells, tie_spread  # noqa: E402
 from repset.report.document import comparison, ours_long  # noqa: E402
 from repset.report.tables import DISPLAY, to_markdown  # noqa: E402
+from repset.report.ties import table_value  # noqa: E402
 
 RULES = {"ours (lower loss)": ("val_loss", True), "higher loss": ("val_loss", False),
          "smallest m x |Y|": ("size", True), "largest m x |Y|": ("size", False)}
@@ -36,14 +37,15 @@ def main(argv: list[str] | None = None) -> None:
     comp = comparison(ours_long(pd.read_csv(f"{args.report}/aggregate/summary.csv")))
     outside = comp[comp["verdict"] == "outside 2 sigma"].set_index(["dataset", "method"])
     cells, spread = tie_break_cells(runs, RULES), tie_spread(runs).set_index(["dataset", "model"])
+    tied = spread["tied_error"].to_dict()
     rows = []
     for cell in cells.itertuples(index=False):
         spec, method = get_spec(cell.dataset), DISPLAY.get(cell.model, cell.model)
-        if (spec.display, method) not in outside.index or spread.get("tied_error", {}).get((cell.dataset, cell.model), 0) == 0:
+        if (spec.display, method) not in outside.index or not tied.get((cell.dataset, cell.model)):
             continue
         paper = outside.loc[(spec.display, method)]
         graph = spec.kind == "graph"
-        shown = (lambda e: 100 - e) if graph else (lambda e: e)
+        shown = lambda e: table_value(cell.dataset, e)  # noqa: E731
         sigma = lambda v: (v - paper["mean_paper"]) / paper["std_paper"]  # noqa: E731
         row = {"table": "graph" if graph else "text", "dataset": spec.display, "method": method,
                "paper": f"{paper['mean_paper']:.2f} +- {paper['std_paper']:.2f}"}

@@ -11,8 +11,8 @@ if TYPE_CHECKING:   # pandas is imported where a frame is built: a training job 
     import pandas as pd
 
 __all__ = ["records_frame", "TrainingPath", "training_path", "count_training_paths", "training_paths", "select",
-           "tie_spread", "tie_break_cells", "random_tie_cells", "aggregate", "selected_point", "repetition", "FRAME_COLUMNS", "SUMMARY_COLUMNS",
-           "TRAINING_COLUMNS", "TIE_COLUMNS"]
+           "tie_spread", "tie_break_cells", "random_tie_cells", "aggregate", "selected_point", "repetition",
+           "FRAME_COLUMNS", "SUMMARY_COLUMNS", "TRAINING_COLUMNS", "TIE_COLUMNS"]
 
 #: the columns of :func:`records_frame` (also of an empty one)
 FRAME_COLUMNS = ("dataset", "model", "split", "point", "seed", "val_error", "val_loss", "test_error",
@@ -91,7 +91,7 @@ def training_paths(records: Iterable[dict]) -> pd.DataFrame:
 
 def select(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, model, split, seed): the run with the lowest val error, then val loss, then grid order."""
-    keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
+    keys = _choice_keys(frame)
     ordered = frame.reset_index(drop=True).reset_index(names="order")
     ordered = ordered.sort_values(keys + ["val_error", "val_loss", "order"])
     return ordered.groupby(keys, sort=False).head(1).drop(columns="order")
@@ -110,12 +110,11 @@ def tie_spread(frame: pd.DataFrame) -> pd.DataFrame:
     :data:`TIE_COLUMNS`; ValueError where a validation error or loss is missing (NaN)."""
     import pandas as pd
 
-    keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
     missing = frame[frame[["val_error", "val_loss"]].isna().any(axis=1)]
     if len(missing):
         raise ValueError(f"tie_spread: {len(missing)} runs without a validation error or loss, e.g. "
-                         f"{missing.iloc[0][keys + ['point']].to_dict()}")
-    tied = frame[frame["val_error"] == frame.groupby(keys)["val_error"].transform("min")]
+                         f"{missing.iloc[0][_choice_keys(frame) + ['point']].to_dict()}")
+    tied, keys = _error_tied(frame)
     tied = tied.assign(at_loss_min=tied["val_loss"] == tied.groupby(keys)["val_loss"].transform("min"))
     groups = tied.groupby(keys).agg(points=("point", "size"), at_loss_min=("at_loss_min", "sum"),
                                     low=("test_error", "min"), high=("test_error", "max"),
@@ -134,8 +133,14 @@ def tie_spread(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(TIE_COLUMNS))
 
 
+def _choice_keys(frame: pd.DataFrame) -> list[str]:
+    """The columns of one grid choice: dataset, model, split and, where the frame has it, seed."""
+    return ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
+
+
 def _error_tied(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    keys = ["dataset", "model", "split"] + (["seed"] if "seed" in frame.columns else [])
+    """The runs of ``frame`` at their choice's lowest validation error, and the choice's columns."""
+    keys = _choice_keys(frame)
     return frame[frame["val_error"] == frame.groupby(keys)["val_error"].transform("min")], keys
 
 

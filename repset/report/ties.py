@@ -9,7 +9,12 @@ import pandas as pd
 from repset.datasets.registry import get_spec
 from repset.report.tables import DISPLAY, to_markdown
 
-__all__ = ["tie_table", "ties_section"]
+__all__ = ["table_value", "tie_table", "ties_section"]
+
+
+def table_value(dataset: str, error: float) -> float:
+    """A test error (%) of ``dataset`` in its result table's metric: accuracy (%) for a graph dataset, else itself."""
+    return 100 - error if get_spec(dataset).kind == "graph" else error
 
 
 def tie_table(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -23,9 +28,9 @@ def tie_table(ties: pd.DataFrame, comp: pd.DataFrame | None = None) -> pd.DataFr
     for r in ties[ties["tied_error"] > 0].itertuples():
         spec = get_spec(r.dataset)
         graph = spec.kind == "graph"
-        cell, random, low, high = ((100 - r.error_selected, 100 - r.error_random, 100 - r.error_high,
-                                    100 - r.error_low) if graph else
+        cell, random, low, high = (table_value(r.dataset, e) for e in
                                    (r.error_selected, r.error_random, r.error_low, r.error_high))
+        low, high = min(low, high), max(low, high)   # a graph's accuracy swaps the ends
         method = DISPLAY.get(r.model, r.model)
         paper_std = std.get((spec.display, method))
         rows.append({"table": "graph" if graph else "text", "dataset": spec.display, "method": method,
