@@ -24,7 +24,8 @@ def store_path(dataset: str, config: dict) -> str:
 def struc2vec_options(dataset: str, config: dict) -> dict:
     """struc2vec keyword options for ``dataset``: the defaults with its ``per_dataset`` overrides."""
     options = {k: v for k, v in config["struc2vec"].items() if k != "per_dataset"}
-    return {**options, **config["struc2vec"].get("per_dataset", {}).get(get_spec(dataset).name, {})}
+    overrides = {get_spec(name).name: keys for name, keys in (config["struc2vec"].get("per_dataset") or {}).items()}
+    return {**options, **overrides.get(get_spec(dataset).name, {})}
 
 
 def wmd_mat_path(dataset: str, config: dict) -> str | None:

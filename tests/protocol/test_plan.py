@@ -73,6 +73,9 @@ def test_struc2vec_overrides_per_dataset(config):
     assert struc2vec_options("MUTAG", config)["walks_per_node"] == 10
     reddit = struc2vec_options("reddit-b", config)
     assert reddit["walks_per_node"] == 1 and reddit["epochs"] == 1 and "per_dataset" not in reddit
+    # an override keyed in another spelling of the name (config validation accepts any) applies too
+    config["struc2vec"]["per_dataset"] = {"mutag": {"walks_per_node": 3}}
+    assert struc2vec_options("MUTAG", config)["walks_per_node"] == 3
 
 
 def test_train_settings_apply_the_model_overrides():

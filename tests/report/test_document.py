@@ -241,3 +241,15 @@ def test_the_setup_names_the_stores_the_runs_read_and_the_title_any_disagreement
     text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
                         store_metas={}, training=agreeing, store_sha256={"MUTAG": a, "PROTEINS": b}).read_text()
     assert "disagree" not in text and "- stores as recorded" in text
+
+
+def test_a_per_dataset_embedding_setting_is_an_input_difference():
+    from repset.report.document import embedding_differences
+
+    config = copy.deepcopy(CONFIG)
+    assert embedding_differences(config) == ["REDDIT-BINARY: struc2vec walks_per_node 1, epochs 1 "
+                                             "(the other graph datasets: 10, 5)"]
+    config["datasets"]["graph"] = ["MUTAG", "PROTEINS"]          # only the config's datasets are named
+    assert embedding_differences(config) == []
+    config["struc2vec"]["per_dataset"] = {"mutag": {"dim": 20, "hs": True}}   # a key equal to the default is no difference
+    assert embedding_differences(config) == ["MUTAG: struc2vec hs True (the other graph datasets: the default)"]
