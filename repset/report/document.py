@@ -100,6 +100,7 @@ def comparison(ours: pd.DataFrame) -> pd.DataFrame:
     out["verdict"] = out["delta_in_paper_sigma"].map(verdict)
     one = out["std_over"] == "folds"                 # one CV repetition: its std is not the paper's kind
     out.loc[one, "verdict"] = "no sigma verdict (one repetition: std over folds)"
+    out.loc[one, "delta_in_paper_sigma"] = float("nan")   # one repetition's mean is not a mean of 10: no paper-sigma unit
     return out.drop(columns="std_over")
 
 

@@ -76,9 +76,13 @@ def test_a_graph_cell_of_one_repetition_gets_no_sigma_verdict():
     ours = pd.DataFrame({"table": ["graph"] * 2, "dataset": ["MUTAG", "IMDB-BINARY"], "method": ["repset"] * 2,
                          "mean": [80.0, 70.0], "std": [5.0, 1.0], "std_over": ["folds", "repetitions"],
                          "source": ["ours"] * 2})
-    verdicts = comparison(ours).set_index("dataset")["verdict"]
+    comp = comparison(ours).set_index("dataset")
+    verdicts = comp["verdict"]
     assert verdicts["MUTAG"] == "no sigma verdict (one repetition: std over folds)"
     assert verdicts["IMDB BINARY"].startswith(("within", "outside"))
+    # its delta is given in points only: in paper sigma it would compare one repetition with a mean of ten
+    assert pd.isna(comp.loc["MUTAG", "delta_in_paper_sigma"]) and abs(comp.loc["MUTAG", "delta"] - (80.0 - 88.63)) < 1e-9
+    assert not pd.isna(comp.loc["IMDB BINARY", "delta_in_paper_sigma"])
 
 
 def test_ranks_put_lower_error_and_higher_accuracy_first():
