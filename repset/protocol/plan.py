@@ -21,10 +21,16 @@ def store_path(dataset: str, config: dict) -> str:
     return f"data/sets/{store_stem(dataset, config)}.npz"
 
 
+def split_per_dataset(section: dict) -> tuple[dict, dict[str, dict]]:
+    """A config section (``protocol``, ``struc2vec``) as its own keys (without ``per_dataset``) and its
+    ``per_dataset`` overrides keyed by canonical dataset name (config validation accepts any spelling)."""
+    own = {k: v for k, v in section.items() if k != "per_dataset"}
+    return own, {get_spec(name).name: dict(keys) for name, keys in (section.get("per_dataset") or {}).items()}
+
+
 def struc2vec_options(dataset: str, config: dict) -> dict:
     """struc2vec keyword options for ``dataset``: the defaults with its ``per_dataset`` overrides."""
-    options = {k: v for k, v in config["struc2vec"].items() if k != "per_dataset"}
-    overrides = {get_spec(name).name: keys for name, keys in (config["struc2vec"].get("per_dataset") or {}).items()}
+    options, overrides = split_per_dataset(config["struc2vec"])
     return {**options, **overrides.get(get_spec(dataset).name, {})}
 
 
@@ -43,14 +49,14 @@ SPLIT_KEYS = {"text": ("text_splits", 5), "graph": ("graph_splits", 100)}
 
 def protocol_overrides(config: dict) -> dict[str, dict]:
     """Canonical dataset name -> its ``protocol.per_dataset`` override (a declared reduction; none: empty)."""
-    return {get_spec(name).name: dict(keys) for name, keys in (config["protocol"].get("per_dataset") or {}).items()}
+    return split_per_dataset(config["protocol"])[1]
 
 
 def protocol_for(config: dict, dataset: str) -> dict:
     """The ``protocol`` of ``dataset``: the global keys with its ``protocol.per_dataset`` override applied
     (without the ``per_dataset`` key). Read every split or grid count of one dataset through it."""
-    protocol = {k: v for k, v in config["protocol"].items() if k != "per_dataset"}
-    return {**protocol, **protocol_overrides(config).get(get_spec(dataset).name, {})}
+    protocol, overrides = split_per_dataset(config["protocol"])
+    return {**protocol, **overrides.get(get_spec(dataset).name, {})}
 
 
 def split_count(dataset: str, config: dict) -> int:

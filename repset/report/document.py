@@ -11,7 +11,8 @@ import pandas as pd
 
 from repset.datasets.registry import get_spec
 from repset.io import write_atomic
-from repset.protocol.plan import describe_override, protocol_for, protocol_overrides, split_count, struc2vec_options
+from repset.protocol.plan import (describe_override, protocol_for, protocol_overrides, split_count, split_per_dataset,
+                                  struc2vec_options)
 from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.notes import notes_table
 from repset.report.reported import reported_results
@@ -206,7 +207,7 @@ def embedding_differences(config: dict) -> list[str]:
     """The graph datasets of ``config`` whose node embeddings (``struc2vec.per_dataset``) depart from the struc2vec
     settings every other graph dataset uses, in words (e.g. ``REDDIT-BINARY: struc2vec walks_per_node 1, epochs 1
     (the other graph datasets: 10, 5)``); none: empty."""
-    defaults = {k: v for k, v in config["struc2vec"].items() if k != "per_dataset"}
+    defaults, _ = split_per_dataset(config["struc2vec"])
     out = []
     for name in config["datasets"].get("graph") or []:
         changed = {k: v for k, v in struc2vec_options(name, config).items() if defaults.get(k) != v}

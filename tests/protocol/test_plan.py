@@ -78,6 +78,14 @@ def test_struc2vec_overrides_per_dataset(config):
     assert struc2vec_options("MUTAG", config)["walks_per_node"] == 3
 
 
+def test_a_section_splits_into_its_own_keys_and_canonical_overrides():
+    from repset.protocol.plan import split_per_dataset
+
+    own, overrides = split_per_dataset({"graph_splits": 100, "per_dataset": {"reddit-b": {"graph_splits": 10}}})
+    assert own == {"graph_splits": 100} and overrides == {"REDDIT-BINARY": {"graph_splits": 10}}
+    assert split_per_dataset({"dim": 20, "per_dataset": None}) == ({"dim": 20}, {})
+
+
 def test_train_settings_apply_the_model_overrides():
     from repset.protocol.plan import train_settings
 
