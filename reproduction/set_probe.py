@@ -61,12 +61,12 @@ def probe(x: np.ndarray, y: np.ndarray, split: dict[str, np.ndarray], n_classes:
     mu, sd = x[split["train"]].mean(0), x[split["train"]].std(0) + 1e-8
     xs = torch.tensor((x - mu) / sd, dtype=torch.float64)
     yt = torch.tensor(y)
+    train, val, test = (torch.tensor(split[part]) for part in ("train", "val", "test"))
     best = None
     for weight in WEIGHTS:
         torch.manual_seed(0)
         lin = torch.nn.Linear(x.shape[1], n_classes).double()
         opt = torch.optim.LBFGS(lin.parameters(), max_iter=500, line_search_fn="strong_wolfe")
-        train = torch.tensor(split["train"])
 
         def closure():
             opt.zero_grad()
@@ -75,12 +75,10 @@ def probe(x: np.ndarray, y: np.ndarray, split: dict[str, np.ndarray], n_classes:
             return loss
         opt.step(closure)
         with torch.no_grad():
-            val = torch.tensor(split["val"])
             logits = lin(xs[val])
             key = (float((logits.argmax(1) != yt[val]).double().mean()),
                    float(torch.nn.functional.cross_entropy(logits, yt[val])))
             if best is None or key < best[0]:
-                test = torch.tensor(split["test"])
                 best = (key, float((lin(xs[test]).argmax(1) == yt[test]).double().mean()) * 100)
     return best[1]
 
