@@ -4,6 +4,11 @@ The RepSet paper embeds the nodes of every graph-classification data set with st
 dimensions) run on the disjoint union of all its graphs.  Pipeline: compressed ring degree
 sequences and structural distances (:mod:`.struc2vec_dist`), the multilayer context graph and
 biased walks (:mod:`.struc2vec_walks`), then skip-gram (gensim ``Word2Vec``) on the walks.
+
+Two variants: ``reference`` computes what the reference implementation (leoribeiro/struc2vec) runs, its
+partner selection, normalised weights and Gamma at node level (:mod:`.struc2vec_reference`) and skip-gram
+with hierarchical softmax beside negative sampling; ``paper`` follows the struc2vec paper's wording at the
+level of structural classes (the record's stores until 2026-11-28). docs/data.md lists the differences.
 """
 from __future__ import annotations
 
@@ -18,16 +23,19 @@ from repset.io import scratch_dir
 from .skipgram_progress import SkipgramProgress
 
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
+from .struc2vec_reference import all_pairs, node_context_graph, reference_partners
 from .struc2vec_walks import context_graph, format_walks, walk_block
 
 log = logging.getLogger(__name__)
 _BLOCK = 65536  # walks generated and written per block (bounds memory)
+#: variant -> its skip-gram objective when ``hs`` is not given (the reference trains with hs=1 beside negative 5)
+VARIANTS = {"reference": {"hs": True}, "paper": {"hs": False}}
 
 
 def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | None = 6,
               walk_length: int = 80, walks_per_node: int = 10, window: int = 10, epochs: int = 5,
-              opt1: bool = True, opt2: bool = True, hs: bool = False, negative: int = 5,
-              seed: int = 0, workers: int = 1, tmp_dir: str | None = None) -> np.ndarray:
+              opt1: bool = True, opt2: bool = True, hs: bool | None = None, negative: int = 5,
+              variant: str = "paper", seed: int = 0, workers: int = 1, tmp_dir: str | None = None) -> np.ndarray:
     """struc2vec embeddings of the ``n_nodes`` nodes of an undirected graph.
 
     Args:
@@ -37,10 +45,13 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         layers: OPT3, the largest ring distance ``k*`` used (layers ``0..k*``); None = no limit.
         walk_length, walks_per_node: nodes per walk and walks started from every node.
         window, epochs, hs, negative: skip-gram settings (``hs=False`` = negative sampling only; the
-            reference implementation, leoribeiro/struc2vec, trains with ``hs=1`` and gensim's ``negative=5``,
-            i.e. ``hs=True``: measured on IMDB-BINARY in ``reproduction/struc2vec_hs/``).
+            reference implementation, leoribeiro/struc2vec, trains with ``hs=1`` and gensim's ``negative=5``;
+            ``hs=None``: the variant's, True for ``reference``, False for ``paper``).
         opt1: compressed degree sequences with the compressed DTW cost (else plain sequences).
-        opt2: compare each node with ~2 log2(n) nodes of similar degree only (else all pairs).
+        opt2: compare each node with ~2 log2(n) nodes of similar degree only (else all pairs); which nodes
+            and how they weigh follow ``variant``.
+        variant: ``"reference"`` (the reference implementation's rules, node level) or ``"paper"`` (the
+            struc2vec paper's wording, structural classes).
         seed: seeds the walks and Word2Vec.  The walks do not depend on ``workers``; the
             embedding is deterministic for ``workers=1`` (Word2Vec threads race otherwise).
         workers: Word2Vec threads (numba stages use numba's thread pool).
@@ -56,6 +67,9 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
     """
     if walks_per_node < 1 or walk_length < 1:
         raise ValueError("walks_per_node and walk_length must be >= 1")
+    if variant not in VARIANTS:
+        raise ValueError(f"struc2vec variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    hs = VARIANTS[variant]["hs"] if hs is None else hs
     if n_nodes == 0:
         return np.zeros((0, dim), np.float32)
     t0 = time.perf_counter()
@@ -65,23 +79,34 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         rings = expand_rings(rings)
     t1 = time.perf_counter()
     log.info("rings: %d nodes, %d structural classes, %.1fs", n_nodes, rings.rep.size, t1 - t0)
-    pairs = candidate_pairs(rings, np.diff(indptr), n_nodes, opt2)
-    dist = pair_distances(rings, pairs)
-    t2 = time.perf_counter()
-    log.info("distances: %d class pairs x %d layers, %.1fs", pairs.shape[0], dist.shape[1], t2 - t1)
-    cg = context_graph(rings.size, rings.n_lay, pairs, dist)
-    del dist, pairs
-    members = np.argsort(rings.cls, kind="stable").astype(np.int32)
-    mem_ptr = np.zeros(rings.rep.size + 1, np.int64)
-    np.cumsum(rings.size, out=mem_ptr[1:])
+    if variant == "reference":
+        pairs = reference_partners(np.diff(indptr)) if opt2 else all_pairs(n_nodes)
+        cg = node_context_graph(rings, pairs, n_nodes)
+        t2 = time.perf_counter()
+        log.info("reference context graph: %d node pairs, %d edge ends x %d layers, %.1fs", pairs.shape[0],
+                 cg.tgt.size, cg.cum.shape[0], t2 - t1)
+        del pairs
+        cls = np.arange(n_nodes, dtype=np.int32)   # every node its own class in the walks
+        members, mem_ptr = cls, np.arange(n_nodes + 1, dtype=np.int64)
+    else:
+        pairs = candidate_pairs(rings, np.diff(indptr), n_nodes, opt2)
+        dist = pair_distances(rings, pairs)
+        t2 = time.perf_counter()
+        log.info("distances: %d class pairs x %d layers, %.1fs", pairs.shape[0], dist.shape[1], t2 - t1)
+        cg = context_graph(rings.size, rings.n_lay, pairs, dist)
+        del dist, pairs
+        cls = rings.cls
+        members = np.argsort(rings.cls, kind="stable").astype(np.int32)
+        mem_ptr = np.zeros(rings.rep.size + 1, np.int64)
+        np.cumsum(rings.size, out=mem_ptr[1:])
     t3 = time.perf_counter()
     log.info("context graph: %d entries x %d layers, %.1fs", cg.tgt.size, cg.cum.shape[0], t3 - t2)
     with scratch_dir("struc2vec-", tmp_dir) as tmp:   # a killed run's walks are removed by the next run
         path = os.path.join(tmp, "walks.txt")
-        counts = _write_walks(path, n_nodes, rings.cls, mem_ptr, members, cg, walk_length, walks_per_node, seed)
+        counts = _write_walks(path, n_nodes, cls, mem_ptr, members, cg, walk_length, walks_per_node, seed)
         t4 = time.perf_counter()
         log.info("walks: %d tokens, %.1fs", int(counts.sum()), t4 - t3)
-        del cg, members, mem_ptr, rings
+        del cg, members, mem_ptr, rings, cls
         emb = _skipgram(path, counts, dim, window, epochs, hs, negative, seed, workers)
     log.info("word2vec: %.1fs (total %.1fs)", time.perf_counter() - t4, time.perf_counter() - t0)
     return emb

@@ -257,9 +257,8 @@ def candidate_pairs(rings: Rings, deg: np.ndarray, n_nodes: int, opt2: bool) -> 
 
 
 @njit(parallel=True, cache=True)
-def _pair_dist(pairs, n_lay, lay_start, lay_off, seq_deg, seq_cnt, n_layers, max_len, n_chunks):
+def _pair_dist(pairs, n_lay, lay_start, lay_off, seq_deg, seq_cnt, max_len, n_chunks, dist):
     P = pairs.shape[0]
-    dist = np.full((P, n_layers), np.inf, np.float32)
     for ch in prange(n_chunks):
         prev = np.empty(max_len + 1)
         cur = np.empty(max_len + 1)
@@ -272,15 +271,16 @@ def _pair_dist(pairs, n_lay, lay_start, lay_off, seq_deg, seq_cnt, n_layers, max
                 sb, eb = lay_off[jb], lay_off[jb + 1]
                 f += _dtw(seq_deg[sa:ea], seq_cnt[sa:ea], seq_deg[sb:eb], seq_cnt[sb:eb], prev, cur)
                 dist[p, k] = f
-    return dist
 
 
-def pair_distances(rings: Rings, pairs: np.ndarray) -> np.ndarray:
-    """f_k for every candidate pair: (P, K) float32, ``inf`` where a layer is missing."""
+def pair_distances(rings: Rings, pairs: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    """f_k for every candidate pair: (P, K) of ``dtype`` (summed in float64), ``inf`` where a layer is missing."""
     K = int(rings.n_lay.max()) if rings.rep.size else 1
     max_len = int(np.diff(rings.lay_off).max()) if rings.lay_off.size > 1 else 1
-    return _pair_dist(pairs, rings.n_lay, rings.lay_start, rings.lay_off, rings.seq_deg, rings.seq_cnt,
-                      K, max_len, 4 * get_num_threads())
+    dist = np.full((pairs.shape[0], K), np.inf, dtype)
+    _pair_dist(pairs, rings.n_lay, rings.lay_start, rings.lay_off, rings.seq_deg, rings.seq_cnt, max_len,
+               4 * get_num_threads(), dist)
+    return dist
 
 
 def expand_rings(rings: Rings) -> Rings:
