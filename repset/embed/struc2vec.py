@@ -20,6 +20,7 @@ import numpy as np
 
 from repset.io import scratch_dir
 
+from .resumable import chunked_skipgram, fingerprint, missing_rounds, open_folder, write_walk_rounds
 from .skipgram_progress import SkipgramProgress
 
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
@@ -35,7 +36,8 @@ VARIANTS = {"reference": {"hs": True}, "paper": {"hs": False}}
 def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | None = 6,
               walk_length: int = 80, walks_per_node: int = 10, window: int = 10, epochs: int = 5,
               opt1: bool = True, opt2: bool = True, hs: bool | None = None, negative: int = 5,
-              variant: str = "paper", seed: int = 0, workers: int = 1, tmp_dir: str | None = None) -> np.ndarray:
+              variant: str = "paper", seed: int = 0, workers: int = 1, tmp_dir: str | None = None,
+              checkpoint_dir: str | os.PathLike | None = None) -> np.ndarray:
     """struc2vec embeddings of the ``n_nodes`` nodes of an undirected graph.
 
     Args:
@@ -57,6 +59,9 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         workers: Word2Vec threads (numba stages use numba's thread pool).
         tmp_dir: where the temporary walk corpus is written (default: the system temp dir);
             about 7 bytes per token, e.g. 4.7 GB for REDDIT-BINARY at the defaults.
+        checkpoint_dir: a folder that makes the build resumable (:mod:`.resumable`): the walks are kept there
+            round by round and the skip-gram is saved after every (epoch, round) chunk; a rerun with the same
+            inputs continues where the last stopped. None: one skip-gram call over a temporary corpus.
 
     Cost: everything before skip-gram is a few minutes even for ~10^6 nodes; skip-gram over
     ``n * walks_per_node * walk_length`` tokens for ``epochs`` epochs dominates (tens of
@@ -73,6 +78,35 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
     if n_nodes == 0:
         return np.zeros((0, dim), np.float32)
     t0 = time.perf_counter()
+    if checkpoint_dir is not None:
+        options = dict(dim=dim, layers=layers, walk_length=walk_length, walks_per_node=walks_per_node,
+                       window=window, epochs=epochs, opt1=opt1, opt2=opt2, hs=hs, negative=negative, variant=variant,
+                       seed=seed)
+        folder = open_folder(checkpoint_dir, fingerprint(n_nodes, edges, options))
+        missing = missing_rounds(folder, walks_per_node)
+        if missing:
+            walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
+            write_walk_rounds(folder, missing, lambda r, path: _write_rounds(path, n_nodes, walker, walk_length,
+                                                                           [r], seed))
+        emb = chunked_skipgram(folder, walks_per_node, dim, window, epochs, hs, negative, seed, workers)
+        log.info("struc2vec (checkpointed in %s): %.1fs", folder, time.perf_counter() - t0)
+        return emb
+    walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
+    t3 = time.perf_counter()
+    with scratch_dir("struc2vec-", tmp_dir) as tmp:   # a killed run's walks are removed by the next run
+        path = os.path.join(tmp, "walks.txt")
+        counts = _write_rounds(path, n_nodes, walker, walk_length, range(walks_per_node), seed)
+        t4 = time.perf_counter()
+        log.info("walks: %d tokens, %.1fs", int(counts.sum()), t4 - t3)
+        del walker
+        emb = _skipgram(path, counts, dim, window, epochs, hs, negative, seed, workers)
+    log.info("word2vec: %.1fs (total %.1fs)", time.perf_counter() - t4, time.perf_counter() - t0)
+    return emb
+
+
+def _walker(n_nodes: int, edges: np.ndarray, layers: int | None, opt1: bool, opt2: bool, variant: str) -> tuple:
+    """What the walks read: (node class, class member pointers, members, context graph) of the variant."""
+    t0 = time.perf_counter()
     indptr, indices = build_csr(n_nodes, edges)
     rings = ring_sequences(n_nodes, edges, layers, csr=(indptr, indices))
     if not opt1:
@@ -82,43 +116,30 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
     if variant == "reference":
         pairs = reference_partners(np.diff(indptr)) if opt2 else all_pairs(n_nodes)
         cg = node_context_graph(rings, pairs, n_nodes)
-        t2 = time.perf_counter()
         log.info("reference context graph: %d node pairs, %d edge ends x %d layers, %.1fs", pairs.shape[0],
-                 cg.tgt.size, cg.cum.shape[0], t2 - t1)
-        del pairs
+                 cg.tgt.size, cg.cum.shape[0], time.perf_counter() - t1)
         cls = np.arange(n_nodes, dtype=np.int32)   # every node its own class in the walks
-        members, mem_ptr = cls, np.arange(n_nodes + 1, dtype=np.int64)
-    else:
-        pairs = candidate_pairs(rings, np.diff(indptr), n_nodes, opt2)
-        dist = pair_distances(rings, pairs)
-        t2 = time.perf_counter()
-        log.info("distances: %d class pairs x %d layers, %.1fs", pairs.shape[0], dist.shape[1], t2 - t1)
-        cg = context_graph(rings.size, rings.n_lay, pairs, dist)
-        del dist, pairs
-        cls = rings.cls
-        members = np.argsort(rings.cls, kind="stable").astype(np.int32)
-        mem_ptr = np.zeros(rings.rep.size + 1, np.int64)
-        np.cumsum(rings.size, out=mem_ptr[1:])
-    t3 = time.perf_counter()
-    log.info("context graph: %d entries x %d layers, %.1fs", cg.tgt.size, cg.cum.shape[0], t3 - t2)
-    with scratch_dir("struc2vec-", tmp_dir) as tmp:   # a killed run's walks are removed by the next run
-        path = os.path.join(tmp, "walks.txt")
-        counts = _write_walks(path, n_nodes, cls, mem_ptr, members, cg, walk_length, walks_per_node, seed)
-        t4 = time.perf_counter()
-        log.info("walks: %d tokens, %.1fs", int(counts.sum()), t4 - t3)
-        del cg, members, mem_ptr, rings, cls
-        emb = _skipgram(path, counts, dim, window, epochs, hs, negative, seed, workers)
-    log.info("word2vec: %.1fs (total %.1fs)", time.perf_counter() - t4, time.perf_counter() - t0)
-    return emb
+        return cls, np.arange(n_nodes + 1, dtype=np.int64), cls, cg
+    pairs = candidate_pairs(rings, np.diff(indptr), n_nodes, opt2)
+    dist = pair_distances(rings, pairs)
+    t2 = time.perf_counter()
+    log.info("distances: %d class pairs x %d layers, %.1fs", pairs.shape[0], dist.shape[1], t2 - t1)
+    cg = context_graph(rings.size, rings.n_lay, pairs, dist)
+    log.info("context graph: %d entries x %d layers, %.1fs", cg.tgt.size, cg.cum.shape[0], time.perf_counter() - t2)
+    members = np.argsort(rings.cls, kind="stable").astype(np.int32)
+    mem_ptr = np.zeros(rings.rep.size + 1, np.int64)
+    np.cumsum(rings.size, out=mem_ptr[1:])
+    return rings.cls, mem_ptr, members, cg
 
 
-def _write_walks(path: str, n: int, cls, mem_ptr, members, cg, walk_length: int, walks_per_node: int,
-                 seed: int) -> np.ndarray:
-    """Generate all walks block by block into a text corpus; return token counts per node."""
+def _write_rounds(path: str | os.PathLike, n: int, walker: tuple, walk_length: int, rounds, seed: int) -> np.ndarray:
+    """Generate the walks of ``rounds`` (one walk per node each) block by block into a text corpus; return token
+    counts per node. Round ``r`` starts its walks in its own seeded order and does not depend on the others."""
+    cls, mem_ptr, members, cg = walker
     counts = np.zeros(n, np.int64)
     out = np.empty((min(n, _BLOCK), walk_length), np.int32)
     with open(path, "wb") as f:
-        for r in range(walks_per_node):
+        for r in rounds:
             order = np.random.default_rng([seed, r]).permutation(n).astype(np.int32)
             for a in range(0, n, _BLOCK):
                 starts = order[a:a + _BLOCK]

@@ -1,0 +1,150 @@
+"""A struc2vec build that survives being stopped: walks and skip-gram checkpointed in a folder.
+
+The walks are written one file per walk round (``walks-<r>.txt`` with its token counts), each renamed into place
+when complete; the skip-gram then trains chunk by chunk, one chunk per (epoch, round), each chunk a gensim
+``train`` call over that round's file whose learning rate runs from the linear schedule's value at the chunk's
+first token to its value at the chunk's last (0.025 down to 0.0001 over all ``epochs x tokens``, gensim's
+defaults), so the schedule is that of one uninterrupted run. After every chunk the whole model (vectors, output
+weights, its random state, the number of chunks done) is saved as one folder swapped into place; a rerun with the same inputs loads
+it and continues with the next chunk, and gives the same embedding, bit for bit with one worker, wherever it was
+stopped (tests/embed/test_resumable.py). A folder made from other inputs (graph, options, seed) is refused.
+
+Chunking changes the floating result (gensim draws a fresh random stream per call and rounds the rate schedule
+per call) but not what is optimised; a build without a checkpoint folder trains in one call, as before.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from repset.io import atomic_path, write_json
+
+__all__ = ["fingerprint", "CheckpointMismatch", "open_folder", "missing_rounds", "write_walk_rounds", "chunked_skipgram"]
+
+log = logging.getLogger(__name__)
+START_ALPHA, END_ALPHA = 0.025, 0.0001   # gensim Word2Vec's alpha and min_alpha
+
+
+class CheckpointMismatch(ValueError):
+    """The checkpoint folder was made from other inputs."""
+
+
+def fingerprint(n_nodes: int, edges: np.ndarray, options: dict) -> str:
+    """sha256 over the graph (node count, edge list) and the build's options (JSON, sorted keys)."""
+    h = hashlib.sha256()
+    h.update(str(int(n_nodes)).encode())
+    h.update(np.ascontiguousarray(np.asarray(edges, np.int64)).tobytes())
+    h.update(json.dumps(options, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def open_folder(folder: str | os.PathLike, key: str) -> Path:
+    """The checkpoint folder, created with ``key`` or checked against it (CheckpointMismatch naming the folder)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = folder / "inputs.sha256"
+    if stamp.exists():
+        found = stamp.read_text().strip()
+        if found != key:
+            raise CheckpointMismatch(f"{folder}: checkpoint of other inputs (sha256 {found[:12]}..., these "
+                                     f"{key[:12]}...): delete the folder to start over")
+    else:
+        with atomic_path(stamp) as tmp:
+            tmp.write_text(key + "\n")
+    return folder
+
+
+def round_paths(folder: Path, rounds: int) -> list[Path]:
+    return [folder / f"walks-{r}.txt" for r in range(rounds)]
+
+
+def missing_rounds(folder: Path, rounds: int) -> list[int]:
+    """Walk rounds whose corpus or counts are not complete in ``folder``."""
+    return [r for r, p in enumerate(round_paths(folder, rounds))
+            if not (p.exists() and p.with_suffix(".counts.npy").exists())]
+
+
+def write_walk_rounds(folder: Path, rounds: list[int], write_round) -> None:
+    """``write_round(r, path) -> counts`` for each missing round, the corpus and its counts each moved into place
+    when complete (counts last: a round counts as done once its counts exist)."""
+    for r in rounds:
+        path = round_paths(folder, r + 1)[r]
+        with atomic_path(path) as tmp:
+            counts = write_round(r, tmp)
+        with atomic_path(path.with_suffix(".counts.npy")) as tmp:
+            with open(tmp, "wb") as f:
+                np.save(f, counts)
+        log.info("walks: round %d of %s written (%d tokens)", r, folder, int(counts.sum()))
+
+
+def round_counts(folder: Path, rounds: int) -> list[np.ndarray]:
+    return [np.load(p.with_suffix(".counts.npy")) for p in round_paths(folder, rounds)]
+
+
+def _alpha(words_before: int, total: int) -> float:
+    return START_ALPHA - (START_ALPHA - END_ALPHA) * words_before / total
+
+
+def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: int, hs: bool, negative: int,
+                     seed: int, workers: int) -> np.ndarray:
+    """Skip-gram over the walk rounds of ``folder``, one checkpointed chunk per (epoch, round): (n, dim) float32."""
+    from gensim.models import Word2Vec
+
+    paths = round_paths(folder, rounds)
+    per_round = round_counts(folder, rounds)
+    counts = np.sum(per_round, axis=0)
+    words = [int(c.sum()) for c in per_round]
+    chunks = [(e, r) for e in range(epochs) for r in range(rounds)]
+    starts = np.concatenate([[0], np.cumsum([words[r] for _, r in chunks])])
+    saved = _saved_model(folder / "skipgram")
+    done = json.loads((saved / "chunks.json").read_text())["chunks_done"] if saved else 0
+    if saved:
+        model = Word2Vec.load(str(saved / "model"))
+        log.info("skip-gram: resuming %s after %d of %d chunks", folder, done, len(chunks))
+    else:
+        model = Word2Vec(vector_size=dim, window=window, min_count=0, sg=1, hs=int(hs), negative=negative,
+                         workers=workers, seed=seed, epochs=1)
+        model.build_vocab_from_freq({str(i): int(c) for i, c in enumerate(counts) if c > 0})
+    for i in range(done, len(chunks)):
+        e, r = chunks[i]
+        t0 = time.perf_counter()
+        model.train(corpus_file=str(paths[r]), total_words=words[r], epochs=1,
+                    start_alpha=_alpha(int(starts[i]), int(starts[-1])),
+                    end_alpha=_alpha(int(starts[i + 1]), int(starts[-1])))
+        seconds = time.perf_counter() - t0
+        _save(model, folder / "skipgram", {"chunks_done": i + 1, "chunks": len(chunks), "epoch": e, "round": r})
+        log.info("skip-gram: chunk %d/%d (epoch %d, round %d) %.0f s, %.0f tokens/s", i + 1, len(chunks), e, r,
+                 seconds, words[r] / max(seconds, 1e-9))
+    idx = np.fromiter((model.wv.key_to_index[str(i)] for i in range(counts.size)), np.int64, counts.size)
+    return np.ascontiguousarray(model.wv.vectors[idx], dtype=np.float32)
+
+
+def _saved_model(model_dir: Path) -> Path | None:
+    """The last complete checkpoint: ``model_dir``, or its previous copy where a stop fell between the swaps."""
+    previous = model_dir.with_name(model_dir.name + ".old")
+    for candidate in (model_dir, previous):
+        if (candidate / "chunks.json").exists():
+            return candidate
+    return None
+
+
+def _save(model, model_dir: Path, progress: dict) -> None:
+    """Save ``model`` (gensim's files) and ``progress`` as ``model_dir``: written beside it, then swapped in, so
+    that a complete checkpoint exists at every moment."""
+    fresh, old = model_dir.with_name(model_dir.name + ".new"), model_dir.with_name(model_dir.name + ".old")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir()
+    model.save(str(fresh / "model"))
+    write_json(fresh / "chunks.json", progress)
+    if model_dir.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        model_dir.rename(old)
+    fresh.rename(model_dir)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,80 @@
+"""Tests of the resumable struc2vec build (repset.embed.resumable): stopped anywhere, resumed, the same bits."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+nx = pytest.importorskip("networkx")
+gensim_models = pytest.importorskip("gensim.models")
+
+from repset.embed import struc2vec  # noqa: E402
+from repset.embed.resumable import CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA  # noqa: E402
+
+KW = dict(walks_per_node=3, walk_length=30, epochs=2, layers=3, variant="reference", seed=5)
+
+
+def graph():
+    G = nx.disjoint_union(nx.karate_club_graph(), nx.barbell_graph(5, 3))
+    return G.number_of_nodes(), np.array(G.edges())
+
+
+class Stop(Exception):
+    pass
+
+
+def stop_after(monkeypatch, calls: int) -> None:
+    """Make the ``calls + 1``-th skip-gram chunk fail mid-way, as a killed process would."""
+    real, seen = gensim_models.Word2Vec.train, []
+
+    def train(self, *args, **kwargs):
+        seen.append(1)
+        if len(seen) > calls:
+            raise Stop
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(gensim_models.Word2Vec, "train", train)
+
+
+def test_interrupted_and_resumed_equals_uninterrupted(tmp_path, monkeypatch):
+    n, e = graph()
+    whole = struc2vec(n, e, 8, checkpoint_dir=tmp_path / "whole", **KW)
+    assert whole.shape == (n, 8) and np.isfinite(whole).all()
+    for calls in (0, 1, 4):   # stopped in the first chunk, the second, the last (6 chunks: 2 epochs x 3 rounds)
+        folder = tmp_path / f"stopped{calls}"
+        with monkeypatch.context() as m:
+            stop_after(m, calls)
+            with pytest.raises(Stop):
+                struc2vec(n, e, 8, checkpoint_dir=folder, **KW)
+        if calls:
+            assert json.loads((folder / "skipgram" / "chunks.json").read_text())["chunks_done"] == calls
+        np.testing.assert_array_equal(struc2vec(n, e, 8, checkpoint_dir=folder, **KW), whole)
+
+
+def test_walk_rounds_resume_where_they_stopped(tmp_path):
+    n, e = graph()
+    whole = struc2vec(n, e, 8, checkpoint_dir=tmp_path / "a", **KW)
+    folder = tmp_path / "b"
+    struc2vec(n, e, 8, checkpoint_dir=folder, **KW)
+    (folder / "walks-1.counts.npy").unlink()   # round 1 unfinished: written again, the same bytes
+    (folder / "walks-1.txt").write_text("")
+    for path in (folder / "skipgram").iterdir():   # and the skip-gram from the start
+        path.unlink()
+    (folder / "skipgram").rmdir()
+    np.testing.assert_array_equal(struc2vec(n, e, 8, checkpoint_dir=folder, **KW), whole)
+    assert (folder / "walks-1.txt").read_bytes() == (tmp_path / "a" / "walks-1.txt").read_bytes()
+
+
+def test_a_checkpoint_of_other_inputs_is_refused(tmp_path):
+    n, e = graph()
+    struc2vec(n, e, 8, checkpoint_dir=tmp_path, **{**KW, "epochs": 1})
+    with pytest.raises(CheckpointMismatch, match=str(tmp_path)):
+        struc2vec(n, e, 8, checkpoint_dir=tmp_path, **KW)
+    with pytest.raises(CheckpointMismatch):
+        struc2vec(n, e[1:], 8, checkpoint_dir=tmp_path, **{**KW, "epochs": 1})
+
+
+def test_learning_rate_schedule_is_one_linear_decay():
+    assert _alpha(0, 100) == START_ALPHA and _alpha(100, 100) == pytest.approx(END_ALPHA)
+    assert _alpha(50, 100) == pytest.approx((START_ALPHA + END_ALPHA) / 2)
