@@ -1,0 +1,59 @@
+"""The graph models on the reference struc2vec's input against the record's, paired fold by fold, and both against
+the paper: per dataset and model the folds where the reference runs hold the record's whole grid, both means
+(validation-selected test accuracy, %), the paired difference (reference - record) with its standard error and the
+distance of each to the paper's cell. Run from the repository root:
+
+    python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md]
+
+Reads reproduction/runs.csv (the record: struc2vec as the paper words it) and
+reproduction/struc2vec_reference/runs.csv (the same folds on `reference` stores, reproduction/struc2vec_reference.yaml).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+sys.path.insert(0, ".")
+from repset.protocol.paired import paired_table  # noqa: E402
+from repset.report.reported import reported_results  # noqa: E402
+
+MODELS = ["repset", "approx_repset", "deepsets", "nn_mean", "nn_max", "nn_attention", "set_transformer"]
+GRAPHS = ["MUTAG", "IMDB-BINARY", "IMDB-MULTI", "PROTEINS", "REDDIT-BINARY"]
+
+
+def table(record: pd.DataFrame, lead: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
+    """One row per dataset and model with a paired measurement."""
+    paper = reported_results().set_index(["dataset", "method"])["mean"]
+    rows = []
+    for dataset in datasets:
+        part = paired_table(record, lead, {m: m for m in MODELS}, dataset, label="reference")
+        if part.empty:
+            continue
+        part.insert(0, "dataset", dataset)
+        part["paper"] = [paper.get((dataset, m), float("nan")) for m in part["model"]]
+        part["record - paper"] = part["record"] - part["paper"]
+        part["reference - paper"] = part["reference"] - part["paper"]
+        rows.append(part.drop(columns=["lead model", "record std (reps)", "reference std (reps)"]))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", action="append", help="a graph dataset (repeatable; default: all five)")
+    parser.add_argument("--lead", default="reproduction/struc2vec_reference", help="the reference runs' folder")
+    parser.add_argument("--markdown", help="also write the table here")
+    args = parser.parse_args(argv)
+    out = table(pd.read_csv("reproduction/runs.csv"), pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
+    if out.empty:
+        sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
+    text = out.round(2).to_markdown(index=False)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
