@@ -95,3 +95,16 @@ def test_a_packed_record_that_exists_is_found_done_and_a_missing_one_is_packed(t
     assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr, out.stderr[-2000:]
     out = snakemake(*args, done.replace("split0", "split1"))
     assert out.returncode == 0 and "train_pack_MUTAG_repset_seed0_grid0" in out.stdout, out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("overlay, message", [
+    ("train: {epochs: 5.0}", "config key 'train.epochs': 5.0 is not an integer (write 5)"),
+    ("train: {lr: .nan}", "config key 'train.lr': nan is not a finite number"),
+    ("datasets: {text: [bbcsport, twitter, TWITTER]}", "config key 'datasets.text': lists twitter twice"),
+    ("train_packs: {datasets: [MUTAGG]}", "config key 'train_packs.datasets': unknown dataset 'MUTAGG'"),
+])
+def test_a_value_the_schema_lets_through_is_refused_before_any_job(tmp_path, overlay, message):
+    (tmp_path / "bad.yaml").write_text(overlay + "\n")
+    out = snakemake("-n", "results/runs/bbcsport/repset/k5-m10/split0_seed0.json", "--configfile", "quick.yaml",
+                    str(tmp_path / "bad.yaml"))
+    assert out.returncode != 0 and message in out.stdout + out.stderr, out.stderr[-2000:]

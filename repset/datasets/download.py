@@ -22,7 +22,7 @@ from repset.io import temp_file_beside
 from .registry import CONFIG_KEY, MIRROR_ENV, DatasetSpec, Source
 
 __all__ = ["ChecksumError", "OfflineError", "UnverifiedSourceError", "sha256_file", "resolve_mirror", "fetch",
-           "fetch_all", "verify_file", "local_paths", "source_options", "choose_sources"]
+           "fetch_all", "verify_file", "local_paths", "source_options", "choose_sources", "damaged_in_mirror"]
 
 _CHUNK = 1 << 20
 
@@ -107,11 +107,34 @@ def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
     return found[0] if found else None
 
 
-def _hint(mirror: str | os.PathLike | None = None) -> str:
+def _hint(mirror: str | os.PathLike | None = None, path: str | None = None) -> str:
+    """What to do when a file is neither cached nor downloadable: the mirror folders looked in (each without
+    ``path``), the configured ones that are no folder, and how to set one."""
+    found = mirror_dirs(mirror)
     missing = [str(p) for p in mirror_candidates(mirror) if not p.is_dir()]
-    return (f"set the config key `{CONFIG_KEY}` or the environment variable {MIRROR_ENV} to a directory "
+    looked = (f"looked in the data mirror {', '.join(str(d) for d in found)}: no {path} there; " if found and path
+              else "")
+    return (looked + f"set the config key `{CONFIG_KEY}` or the environment variable {MIRROR_ENV} to a directory "
             f"laid out like the data mirror (see SOURCES.md)"
             + (f"; not a directory: {', '.join(missing)}" if missing else ""))
+
+
+def damaged_in_mirror(sources: tuple[Source, ...] | list[Source], mirror: str | os.PathLike | None = None) -> list[str]:
+    """A line for each of ``sources`` (with a pinned sha256) whose copy in a mirror folder fails its checksum:
+    the file, and both sha256."""
+    out = []
+    for source in sources:
+        for folder in mirror_dirs(mirror):
+            path = folder / source.path
+            if source.sha256 is not None and path.is_file():
+                try:
+                    verify_file(path, source)
+                except ChecksumError as err:
+                    out.append(f"{path} fails its checksum (sha256 {err.actual}, not {err.expected}: damaged or "
+                               "truncated; replace it)")
+                except (tarfile.TarError, OSError, EOFError) as err:
+                    out.append(f"{path} cannot be read ({err}; replace it)")
+    return out
 
 
 @contextmanager
@@ -150,9 +173,10 @@ def _copy_verified(src_stream, target: Path, source: Source, label: str, total: 
     return target
 
 
-def _with_url(url: str, use, retries: int, backoff: float, timeout: float, mirror) -> object:
+def _with_url(url: str, use, retries: int, backoff: float, timeout: float, mirror, path: str | None = None) -> object:
     """``use(response)`` for ``url``, retried with exponential backoff on network and server errors;
-    OfflineError saying what failed (a client error such as 404 is not retried)."""
+    OfflineError saying what failed (a client error such as 404 is not retried) and where ``path`` (the
+    file's place in the mirror layout) was looked for."""
     last: Exception | None = None
     for attempt in range(max(1, retries)):
         if attempt:
@@ -163,12 +187,12 @@ def _with_url(url: str, use, retries: int, backoff: float, timeout: float, mirro
                 return use(resp)
         except urllib.error.HTTPError as e:
             if e.code < 500 and e.code != 429:  # permanent: not found, forbidden, ...
-                raise OfflineError(f"cannot download {url}: HTTP {e.code}; {_hint(mirror)}") from e
+                raise OfflineError(f"cannot download {url}: HTTP {e.code}; {_hint(mirror, path)}") from e
             last = e
         except (urllib.error.URLError, OSError, TimeoutError) as e:
             last = e
     raise OfflineError(f"cannot download {url} after {max(1, retries)} attempt(s) ({last}); "
-                       f"offline? {_hint(mirror)}") from last
+                       f"offline? {_hint(mirror, path)}") from last
 
 
 def _download(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
@@ -179,19 +203,19 @@ def _download(source: Source, target: Path, retries: int, backoff: float, timeou
         length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
         return _copy_verified(resp, target, source, source.url, int(length) if length else source.size, progress)
 
-    return _with_url(source.url, copy, retries, backoff, timeout, mirror)
+    return _with_url(source.url, copy, retries, backoff, timeout, mirror, source.path)
 
 
-def _get(url: str, retries: int, backoff: float, timeout: float, mirror) -> bytes:
+def _get(url: str, retries: int, backoff: float, timeout: float, mirror, path: str | None = None) -> bytes:
     """The bytes at ``url`` (see :func:`_with_url`)."""
-    return _with_url(url, lambda resp: resp.read(), retries, backoff, timeout, mirror)
+    return _with_url(url, lambda resp: resp.read(), retries, backoff, timeout, mirror, path)
 
 
 def _download_packed(source: Source, target: Path, retries: int, backoff: float, timeout: float, progress: bool,
                      mirror: str | os.PathLike | None = None) -> Path:
     """Fetch the members of a packed source one by one (from its pinned listing), pack them into
     ``target`` (sorted, no timestamps) and keep it only if its content hash is ``source.tree_sha256``."""
-    listing = json.loads(_get(source.listing, retries, backoff, timeout, mirror))
+    listing = json.loads(_get(source.listing, retries, backoff, timeout, mirror, source.path))
     if listing.get("truncated"):
         raise OfflineError(f"{source.listing}: the listing is truncated; place {source.path} in a mirror instead")
     prefix = source.listing_root + source.members
@@ -202,7 +226,7 @@ def _download_packed(source: Source, target: Path, retries: int, backoff: float,
     with _landing(target, len(names), "file", progress) as (fd, tmp, advance):
         with os.fdopen(fd, "wb") as out, tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
             for name in names:
-                data = _get(f"{source.member_base}/{name}", retries, backoff, timeout, mirror)
+                data = _get(f"{source.member_base}/{name}", retries, backoff, timeout, mirror, source.path)
                 info = tarfile.TarInfo(name)
                 info.size, info.mode, info.mtime = len(data), 0o644, 0
                 tar.addfile(info, io.BytesIO(data))
@@ -243,12 +267,12 @@ def fetch(source: Source, cache_dir: str | os.PathLike, mirror: str | os.PathLik
             return _copy_verified(f, target, source, str(src), src.stat().st_size, progress=False)
     if source.url is None:
         raise OfflineError(f"{source.path} has no public URL ({source.note or 'not published'}): place it at "
-                           f"<mirror>/{source.path}; {_hint(mirror)}")
+                           f"<mirror>/{source.path}; {_hint(mirror, source.path)}")
     if source.packed:
         if source.listing is None or source.tree_sha256 is None:
             raise OfflineError(f"{source.path} was packed from many files at {source.url} and cannot be downloaded "
                                f"as one file: place it at <mirror>/{source.path}, or use the dataset's alternative "
-                               f"source; {_hint(mirror)}")
+                               f"source; {_hint(mirror, source.path)}")
         return _download_packed(source, target, retries, backoff, timeout, progress, mirror)
     return _download(source, target, retries, backoff, timeout, progress, mirror)
 

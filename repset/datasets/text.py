@@ -86,22 +86,23 @@ def parse_bbcsport(paths: Sequence[Path]) -> RawCorpus:
 
 
 def _tab_lines(path: Path, part: str, out: RawCorpus, quoted: bool) -> None:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n\r")
-            if not line.strip():
-                continue
-            if "\t" not in line:
-                raise ParseError(path, lineno, "expected 'label<TAB>text'")
-            label, text = line.split("\t", 1)
-            label = label.strip()
-            if quoted:
-                if len(label) < 2 or label[0] != '"' or label[-1] != '"':
-                    raise ParseError(path, lineno, f'expected a quoted label like "positive", got {label!r}')
-                label = label[1:-1]
-            if not label:
-                raise ParseError(path, lineno, "empty label")
-            out.add(text, label, part, f"{path.name}:{lineno}")
+    """``label<TAB>text`` lines of ``path`` into ``out``; each line (a document) decoded as :func:`_decode`
+    decodes the other parsers' documents: UTF-8, else latin-1 (a latin-1 "café" keeps its "é", not U+FFFD)."""
+    for lineno, raw in enumerate(Path(path).read_bytes().splitlines(), 1):
+        line = _decode(raw)
+        if not line.strip():
+            continue
+        if "\t" not in line:
+            raise ParseError(path, lineno, "expected 'label<TAB>text'")
+        label, text = line.split("\t", 1)
+        label = label.strip()
+        if quoted:
+            if len(label) < 2 or label[0] != '"' or label[-1] != '"':
+                raise ParseError(path, lineno, f'expected a quoted label like "positive", got {label!r}')
+            label = label[1:-1]
+        if not label:
+            raise ParseError(path, lineno, "empty label")
+        out.add(text, label, part, f"{path.name}:{lineno}")
 
 
 def parse_twitter(paths: Sequence[Path]) -> RawCorpus:

@@ -3,10 +3,12 @@ its path; an archive must match its folder's manifest (``records/SHA256SUMS``), 
 CRC and length) and hold only such members. Read by :mod:`.record` (export, restore) and :mod:`.verify`."""
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import tarfile
@@ -17,8 +19,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "read_manifest", "read_archive",
-           "checked_archives", "read_runs_csv"]
+__all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "contradictions", "flatten", "changed_fields",
+           "read_manifest", "read_archive", "checked_archives", "read_runs_csv"]
 
 MANIFEST = "SHA256SUMS"
 #: the fields every run record has; a grid choice (``<model>/grid_seed<s>.json``) has GRID_FIELDS
@@ -71,7 +73,75 @@ def check_record(name: str, data: bytes) -> dict:
                 wrong.append(f"{part} error {error!r}")
     if wrong:
         raise RecordError(f"{name}: its fields disagree with its path ({'; '.join(wrong)})")
+    contradicting = [] if grid else contradictions(record)
+    if contradicting:
+        raise RecordError(f"{name}: its fields contradict each other ({'; '.join(contradicting)})")
     return record
+
+
+def contradictions(record: dict) -> list[str]:
+    """What a run record says twice and differently, each a line: a part's (``train``, ``val``, ``test``)
+    accuracy beside its error (they sum to 1), an error that is no multiple of one over that part's set count
+    (``sizes``), a best epoch outside the epochs run or more epochs than ``train_config.epochs``, a seed
+    other than ``train_config.seed``, a ``provenance.git_diff`` whose sha256 is not ``git_diff_sha256``.
+    Empty for a consistent record; fields a record lacks are not compared."""
+    out = []
+    for part in ("train", "val", "test"):
+        metrics, n = record.get(part), (record.get("sizes") or {}).get(part)
+        if not isinstance(metrics, dict) or not _number(metrics.get("error")):
+            continue
+        error = metrics["error"]
+        if _number(metrics.get("accuracy")) and abs(metrics["accuracy"] + error - 1) > 1e-9:
+            out.append(f"{part} accuracy {metrics['accuracy']!r} beside {part} error {error!r}")
+        if isinstance(n, int) and n > 0 and abs(error * n - round(error * n)) > 1e-6:
+            out.append(f"{part} error {error!r} is no multiple of 1/{n} ({n} {part} sets)")
+    best, ran, config = record.get("best_epoch"), record.get("epochs_run"), record.get("train_config") or {}
+    if isinstance(best, int) and isinstance(ran, int) and not 0 <= best < ran:
+        out.append(f"best epoch {best} (from 0) outside the {ran} epochs run")
+    if isinstance(ran, int) and isinstance(config.get("epochs"), int) and ran > config["epochs"]:
+        out.append(f"{ran} epochs run of train_config.epochs {config['epochs']}")
+    if "seed" in config and config["seed"] != record.get("seed"):
+        out.append(f"seed {record.get('seed')!r} beside train_config.seed {config['seed']!r}")
+    provenance = record.get("provenance") or {}
+    if "git_diff_sha256" in provenance and sha256_of(diff_bytes(provenance)) != provenance["git_diff_sha256"]:
+        out.append("provenance.git_diff does not have its git_diff_sha256")
+    return out
+
+
+def diff_bytes(provenance: dict) -> bytes:
+    """The uncommitted diff a record's provenance holds (``git_diff`` text, or ``git_diff_base64`` where it is
+    not UTF-8; empty where neither)."""
+    if "git_diff_base64" in provenance:
+        return base64.b64decode(provenance["git_diff_base64"])
+    return str(provenance.get("git_diff", "")).encode("utf-8")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def flatten(value, prefix: str = "") -> dict:
+    """A nested record as ``{dotted key: leaf}`` (``{"test": {"error": 0.3}}`` -> ``{"test.error": 0.3}``)."""
+    if isinstance(value, dict) and (value or not prefix):
+        out = {}
+        for key, item in value.items():
+            out.update(flatten(item, f"{prefix}{key}."))
+        return out
+    return {prefix.rstrip("."): value}
+
+
+#: what :func:`changed_fields` says of a leaf one side lacks
+ABSENT = "<missing>"
+
+
+def changed_fields(old: dict, new: dict, skip: frozenset[str] | set[str] = frozenset()
+                   ) -> list[tuple[str, object, object]]:
+    """``(dotted key, old value, new value)`` of every leaf that differs between two records (:data:`ABSENT`
+    for a side that lacks it), in key order; top-level fields in ``skip`` are not compared."""
+    a = flatten({k: v for k, v in old.items() if k not in skip})
+    b = flatten({k: v for k, v in new.items() if k not in skip})
+    pairs = ((k, a.get(k, ABSENT), b.get(k, ABSENT)) for k in sorted(set(a) | set(b)))
+    return [(k, x, y) for k, x, y in pairs if x != y]
 
 
 def sha256_of(data: bytes) -> str:

@@ -1,17 +1,31 @@
 """Checks of a pipeline config that need the library (the JSON schema checks the rest), run before any
-job: every error names the config key, so nothing fails at job time after other jobs have run."""
+job: every error names the config key, so nothing fails at job time after other jobs have run. Some values
+pass JSON Schema and fail in every job: an integer key written as a float (its ``integer`` accepts 5.0,
+which ``range`` refuses), a float that is not finite (``.inf`` and ``.nan`` pass a schema's bounds), a model
+name that is not one folder of ``results/runs/<dataset>/<model>/``, and lists that name one dataset, seed or
+variant twice (datasets compared by their registry name, so ``twitter`` and ``TWITTER`` are one): they are
+checked here too."""
 from __future__ import annotations
 
 import inspect
+import math
+import os
+import re
+from collections.abc import Callable, Hashable, Iterable
+from pathlib import Path
 
 import solvers
 from repset.protocol.plan import dataset_of_kind
 
-__all__ = ["check_config", "check_device"]
+__all__ = ["check_config", "check_device", "check_names_and_numbers", "check_unique", "canonical_dataset",
+           "SAFE_NAME"]
 
 
-def check_config(config: dict) -> dict:
-    """Raise ValueError naming the key when a value is not usable; return ``config`` unchanged."""
+def check_config(config: dict, schema: str | os.PathLike | dict | None = None) -> dict:
+    """Raise ValueError naming the key when a value is not usable; return ``config`` unchanged. ``schema``
+    (a path or the loaded schema: the workflow's, which the Snakefile passes) says which keys are integers: 5.0
+    there is refused, as JSON Schema's ``integer`` accepts it (None: only the schema-free checks)."""
+    check_names_and_numbers(config, schema)
     _check_solver("solver", config["solver"])
     if "datasets" in config:
         from repset.protocol.plan import check_protocol
@@ -19,6 +33,7 @@ def check_config(config: dict) -> dict:
         check_protocol(config)
         _check_models(config)
         _check_dataset_lists(config)
+        _check_train_packs(config)
         _check_protocol_overrides(config)
         _check_struc2vec(config)
         _check_init_study(config)
@@ -55,18 +70,49 @@ def _check_solver(key: str, name: str) -> None:
 
 def _check_models(config: dict) -> None:
     """Build every grid point's layer once (in_dim 2): a misspelled option or grid key, a value the layer
-    refuses (``n_hidden_sets: [0]``) or a grid that leaves a required option unset is named here."""
+    refuses (``n_hidden_sets: [0]``) or a grid that leaves a required option unset is named here, under
+    ``options`` or ``grid`` by which of them holds the value at fault (:func:`_blamed_part`). A grid point's id
+    is a folder of ``results/runs/<dataset>/<model>/``: one that is not (a value with ``/``) is refused."""
     from repset.protocol.plan import layer_options
     from repset.training import build_layer
 
     for model, spec in config["models"].items():
-        for point, options in layer_options(config, model).items():
+        points = layer_options(config, model)
+        for point, options in points.items():
+            if point in (".", "..") or "/" in point or "\\" in point or not point.isprintable():
+                raise ValueError(f"config key 'models.{model}.grid': grid point {point!r} is not a folder name "
+                                 "(its values name the folder of its records): use values without '/'")
             try:
                 build_layer(spec["layer"], 2, **options)
             except (TypeError, ValueError) as err:
+                part = _blamed_part(spec, point, points, str(err))
                 where = "options" if point == "default" else f"grid (point {point})"
-                raise ValueError(f"config key 'models.{model}.{where.split(' ')[0]}': layer {spec['layer']!r} "
+                raise ValueError(f"config key 'models.{model}.{part}': layer {spec['layer']!r} "
                                  f"with {options} in its {where}: {err}") from None
+
+
+def _blamed_part(spec: dict, point: str, points: dict[str, dict], message: str) -> str:
+    """``"grid"`` or ``"options"``: where the value a layer refused at ``point`` sits. The grid where the
+    message names one of its keys (``n_hidden_sets must be ...``), or where another grid point builds (the
+    fixed options are then usable); else the fixed options (a misspelled or refused option, or one a grid
+    cannot set: every point fails alike)."""
+    grid = spec.get("grid") or {}
+    if point == "default" or not grid:
+        return "options"
+    if any(re.search(rf"\b{re.escape(key)}\b", message) for key in grid):
+        return "grid"
+    options = {k: v for k, v in (spec.get("options") or {}).items() if k not in grid}
+    if any(re.search(rf"\b{re.escape(key)}\b", message) for key in options):
+        return "options"
+    from repset.training import build_layer
+
+    for values in points.values():
+        try:
+            build_layer(spec["layer"], 2, **values)
+            return "grid"
+        except (TypeError, ValueError):
+            continue
+    return "options"
 
 
 def _check_dataset_lists(config: dict) -> None:
@@ -81,6 +127,15 @@ def _check_dataset_lists(config: dict) -> None:
         dataset_of_kind("verify.set_dataset", name, "text", "a text dataset is needed")
     for name in config.get("bench", {}).get("epoch_stores", []):
         dataset_of_kind("bench.epoch_stores", name, "text", "word sets only")
+    check_unique("bench.epoch_stores", config.get("bench", {}).get("epoch_stores", []), canonical_dataset)
+
+
+def _check_train_packs(config: dict) -> None:
+    """``train_packs.datasets``: datasets of ``datasets`` (any spelling), each once: a dataset trained in packs
+    is one the config trains (an overlay that narrows ``datasets`` narrows ``train_packs`` with it)."""
+    from repset.protocol.plan import datasets
+
+    _check_names("train_packs.datasets", (config.get("train_packs") or {}).get("datasets", []), datasets(config))
 
 
 def _check_protocol_overrides(config: dict) -> None:
@@ -136,7 +191,7 @@ def _check_init_study(config: dict) -> None:
 
 
 def _check_names(key: str, names: list[str], allowed: list[str], kind: str = "") -> None:
-    """Every name under config ``key`` is a registry dataset (any spelling) among ``allowed``."""
+    """Every name under config ``key`` is a registry dataset (any spelling) among ``allowed``, each once."""
     from repset.datasets.registry import get_spec
 
     for name in names:
@@ -146,6 +201,7 @@ def _check_names(key: str, names: list[str], allowed: list[str], kind: str = "")
             raise ValueError(f"config key '{key}': {err}") from None
         if canonical not in allowed:
             raise ValueError(f"config key '{key}': {name!r} is not among the config's {kind}datasets {allowed}")
+    check_unique(key, names, canonical_dataset)
 
 
 def _check_struc2vec(config: dict) -> None:
@@ -174,3 +230,81 @@ def _check_variants(config: dict) -> None:
             check_variants(list(variants))
         except ValueError as err:
             raise ValueError(f"config key '{key}': {err}") from None
+
+
+# ---- values JSON Schema lets through: integral integers, finite floats, folder-safe names, no repeats ----
+
+#: a model name: one folder name (letters, digits, ``_``, ``.`` and ``-``; not starting with ``.`` or ``-``)
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+#: config lists of plain values that must not repeat one (datasets' lists are checked by registry name)
+PLAIN_LISTS = ("protocol.seeds", "bench.solvers", "bench.epoch_variants", "runtime.variants", "init_study.inits")
+
+
+def check_names_and_numbers(config: dict, schema: str | os.PathLike | dict | None = None) -> None:
+    """ValueError naming the config key of the first value that is a float where ``schema`` (a path or the
+    loaded schema; None: no such check) says integer, a float that is not finite (anywhere), a model name that
+    is not :data:`SAFE_NAME`, or a repeat in the datasets lists, ``models.<name>.datasets`` or
+    :data:`PLAIN_LISTS`."""
+    if schema is not None and not isinstance(schema, dict):
+        import yaml
+
+        schema = yaml.safe_load(Path(schema).read_text())
+    _check_numbers(config, schema or {}, schema or {}, "")
+    for model, spec in (config.get("models") or {}).items():
+        if not isinstance(model, str) or not SAFE_NAME.fullmatch(model):
+            raise ValueError(f"config key 'models.{model}': a model name is a folder of results/runs/<dataset>/: "
+                             "letters, digits, '_', '.' and '-', not starting with '.' or '-'")
+        if isinstance(spec, dict) and spec.get("datasets"):
+            check_unique(f"models.{model}.datasets", spec["datasets"], canonical_dataset)
+    for kind in ("text", "graph"):
+        check_unique(f"datasets.{kind}", (config.get("datasets") or {}).get(kind) or [], canonical_dataset)
+    for key in PLAIN_LISTS:
+        section, name = key.split(".")
+        check_unique(key, (config.get(section) or {}).get(name) or [])
+
+
+def canonical_dataset(name: str) -> str:
+    """The registry's name of dataset ``name`` (any spelling); ``name`` itself where the registry does not
+    know it (the dataset checks name that key)."""
+    from repset.datasets.registry import get_spec
+
+    try:
+        return get_spec(name).name
+    except (ValueError, AttributeError):
+        return name
+
+
+def check_unique(key: str, items: Iterable, canonical: Callable[[object], Hashable] | None = None) -> None:
+    """ValueError naming config ``key`` when two of ``items`` are one (by ``canonical``: e.g. a dataset's
+    registry name)."""
+    seen: dict = {}
+    for item in items:
+        same = canonical(item) if canonical else item
+        if same in seen:
+            what = f"{same} twice ({seen[same]!r} and {item!r})" if item != seen[same] else f"{item!r} twice"
+            raise ValueError(f"config key '{key}': lists {what}; each may appear once")
+        seen[same] = item
+
+
+def _check_numbers(value, node: dict, root: dict, key: str) -> None:
+    """Walk ``value`` beside its schema ``node`` (``$ref`` resolved against ``root``)."""
+    while "$ref" in node:                         # "#/$defs/epoch_shape"
+        ref, node = node["$ref"], root
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part]
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"config key '{key}': {value} is not a finite number")
+        types = node.get("type", [])
+        if "integer" in ([types] if isinstance(types, str) else types) and "number" not in types:
+            hint = f" (write {int(value)})" if value.is_integer() else ""
+            raise ValueError(f"config key '{key}': {value!r} is not an integer{hint}")
+    elif isinstance(value, dict):
+        properties, extra = node.get("properties", {}), node.get("additionalProperties")
+        for name, item in value.items():
+            sub = properties.get(name, extra if isinstance(extra, dict) else {})
+            _check_numbers(item, sub, root, f"{key}.{name}" if key else str(name))
+    elif isinstance(value, list):
+        items = node.get("items")
+        for i, item in enumerate(value):
+            _check_numbers(item, items if isinstance(items, dict) else {}, root, f"{key}[{i}]")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from repset.datasets import build_graph_collection, build_text_dataset, get_spec, graph_cv_splits
-from repset.datasets.download import choose_sources, fetch, sha256_file
+from repset.datasets.download import OfflineError, choose_sources, damaged_in_mirror, fetch, sha256_file
 from repset.datasets.registry import STOPWORDS
 from repset.datasets.store import SetCollection, load_collection, save_store
 from repset.io import write_json
@@ -24,13 +24,21 @@ log = logging.getLogger(__name__)
 
 
 def download_sources(dataset: str, raw_dir: str, mirror: str | None, manifest: str | os.PathLike) -> dict:
-    """Fetch (verify) every raw file of ``dataset`` into ``raw_dir``; write a manifest of paths and hashes."""
+    """Fetch (verify) every raw file of ``dataset`` into ``raw_dir``; write a manifest of paths and hashes. A
+    file that can be neither found nor downloaded is named with the mirror folder looked in and, where the
+    mirror holds other files of the dataset that fail their checksum (a damaged archive), those files."""
     spec = get_spec(dataset)
     label, chosen = choose_sources(spec, raw_dir, mirror)
     sources = list(chosen) + ([STOPWORDS] if spec.kind == "text" and spec.available else [])
     files = {}
     for source in sources:
-        path = fetch(source, raw_dir, mirror)
+        try:
+            path = fetch(source, raw_dir, mirror)
+        except OfflineError as err:
+            damaged = damaged_in_mirror(spec.sources + spec.alt_sources, mirror)
+            if not damaged:
+                raise
+            raise OfflineError(f"{err}; of {spec.name}'s files in the data mirror, {'; '.join(damaged)}") from None
         files[source.path] = {"url": source.url, "sha256": source.sha256 or sha256_file(path), "cached": str(path)}
         log.info("fetched %s", path)
     record = {"dataset": spec.name, "source": label, "files": files,

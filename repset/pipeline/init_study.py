@@ -18,6 +18,7 @@ from repset.training.run import train_run
 from repset.training.trainer import TrainConfig
 
 from .config import check_device
+from .preflight import check_writable
 from .train import read_record, run_record
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,8 @@ def train_init_run(store: str, run: InitRun, settings: dict, protocol_records: S
     """Train the study's model (``settings``: :func:`~repset.protocol.init_study.init_settings`) on ``run``'s
     split from ``run.init``, at the point validation selected among ``protocol_records`` (the protocol's
     runs of the model on that split); write the record, with the hidden sets' movement and class
-    alignment (:func:`hidden_set_alignment`), to ``out``."""
+    alignment (:func:`hidden_set_alignment`), to ``out`` (its folder checked writable before training)."""
+    check_writable([out], "nothing was trained")
     records = [read_record(p) for p in protocol_records]
     frame = records_frame(records)
     if frame.empty or set(frame["split"]) != {run.split} or set(frame["model"]) != {settings["model"]}:

@@ -16,8 +16,10 @@ then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
     python -m repset.pipeline.record status reproduction config.yaml          # runs on record vs the protocol
     python -m repset.pipeline.record check-store reproduction data/sets/PROTEINS.struc2vec.npz --dataset PROTEINS
 
-Nothing is written from a damaged archive, and ``export`` refuses to drop runs an archive already holds
-(``allow_drop`` to replace it by fewer).
+Nothing is written from a damaged archive. ``export`` refuses to drop runs an archive already holds
+(``allow_drop`` to replace it by fewer), to change one (a local record that differs from the archived one at
+its path: ``replace`` to replace it, each replaced record printed with its old and new values) and a record
+whose fields contradict each other.
 """
 from __future__ import annotations
 
@@ -32,14 +34,16 @@ from pathlib import Path
 import pandas as pd
 
 from repset.io import atomic_path
-from repset.pipeline.archive import (MANIFEST, RECOVER, RecordError, sha256_of, archive_name, check_record,
-                                     checked_archives, read_runs_csv)
+from repset.pipeline.archive import (MANIFEST, RECOVER, RecordError, sha256_of, archive_name, changed_fields,
+                                     check_record, checked_archives, read_runs_csv)
+from repset.pipeline.preflight import check_writable
 from repset.pipeline.verify import add_verify_arguments, run_verify
 from repset.protocol.selection import records_frame
 from repset.provenance import cpu_kind
 from repset.wmd.blocks import blocks_folder, read_key, split_key_of, split_record
 
-__all__ = ["export_records", "restore_records", "runs_table", "check_store_of_table", "RecordError", "MANIFEST"]
+__all__ = ["export_records", "restore_records", "runs_table", "check_store_of_table", "describe_changes", "RecordError",
+           "MANIFEST"]
 
 
 def _wmd_checkpoints(wmd_dir: Path, dataset: str) -> dict[str, bytes]:
@@ -100,12 +104,16 @@ def restore_records(record_dir: str | os.PathLike, runs_dir: str | os.PathLike, 
     if conflicts:
         raise RecordError(f"{len(conflicts)} local file(s) differ from the record, e.g. {conflicts[0]}; "
                           "pass overwrite=True (--overwrite) to replace them")
+    todo = {t: data for t, data in sorted(planned.items()) if not (t.exists() and t.read_bytes() == data)}
+    check_writable(todo, "nothing was restored")
     written = []
-    for target, data in sorted(planned.items()):
-        if target.exists() and target.read_bytes() == data:
-            continue
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(data)
+    for target, data in todo.items():
+        try:
+            with atomic_path(target) as tmp:
+                tmp.write_bytes(data)
+        except OSError as err:
+            raise RecordError(f"{target}: cannot write it ({err}); {len(written)} of {len(todo)} files were "
+                              "restored, the others not: fix the cause and restore again") from None
         written.append(target)
     return written
 
@@ -135,11 +143,48 @@ def _local_members(runs_dir: Path, dataset: str) -> dict[str, bytes]:
     return members
 
 
-def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allow_drop: bool = False) -> pd.DataFrame:
+def _against_archive(members: dict[str, bytes], archived: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, list]]:
+    """``members`` with each record equal to the archived one at its path (as JSON) kept as archived, and
+    ``{path: changed_fields}`` of those that differ (:func:`~repset.pipeline.archive.changed_fields`)."""
+    kept, changed = dict(members), {}
+    for name, data in members.items():
+        if name in archived and data != archived[name]:
+            fields = changed_fields(json.loads(archived[name]), json.loads(data))
+            if fields:
+                changed[name] = fields
+            else:
+                kept[name] = archived[name]
+    return kept, changed
+
+
+def _short(value, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def describe_changes(changed: dict[str, list], values: bool = True, limit: int | None = None) -> str:
+    """One line per changed record: its path and each changed field (with ``values``, ``old -> new``)."""
+    names = sorted(changed)
+    lines = []
+    for name in names[:limit]:
+        fields = changed[name]
+        shown = [f"{k} {_short(a)} -> {_short(b)}" if values else k for k, a, b in fields]
+        lines.append(f"  {name}: {'; '.join(shown) if values else ', '.join(shown)}")
+    if limit is not None and len(names) > limit:
+        lines.append(f"  ... and {len(names) - limit} more")
+    return "\n".join(lines)
+
+
+def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allow_drop: bool = False,
+                   replace: bool = False) -> pd.DataFrame:
     """Pack every dataset's records under ``runs_dir`` into ``out_dir/records/<dataset>.tar.gz`` (and its WMD
     result), refresh the manifest and rebuild ``out_dir/runs.csv`` from all archives. Every local record is
-    checked first; an archive that holds runs ``runs_dir`` lacks is kept (RecordError) unless ``allow_drop``.
-    Archives of datasets absent from ``runs_dir`` are left as they are. Returns the runs table."""
+    checked first (:func:`~repset.pipeline.archive.check_record`: its path, and fields that contradict each
+    other); an archive that holds runs ``runs_dir`` lacks is kept (RecordError) unless ``allow_drop``. A local
+    record at the path of an archived one is kept as archived where the two are equal; where they differ,
+    nothing is written (RecordError listing each such record and the fields that changed) unless ``replace``.
+    Archives of datasets absent from ``runs_dir`` are left as they are. Returns the runs table; its
+    ``attrs["replaced"]`` maps each replaced record to its changed fields ``(field, old, new)``."""
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
     if not runs_dir.is_dir():
         raise RecordError(f"{runs_dir}: no such folder of run records")
@@ -148,10 +193,12 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     packed: dict[str, bytes] = {}
     wmd_results: dict[str, bytes] = {}
     checkpoints: dict[str, dict[str, bytes]] = {}
+    changed: dict[str, list] = {}
     for dataset in sorted(p.name for p in runs_dir.iterdir() if p.is_dir()):
         checkpoints[dataset] = _wmd_checkpoints(runs_dir.parent / "wmd", dataset)
-        members = _local_members(runs_dir, dataset)
         old = existing_by_name.get(archive_name(dataset), {})
+        members, differ = _against_archive(_local_members(runs_dir, dataset), old)
+        changed.update(differ)
         dropped = sorted(set(old) - set(members))
         if dropped and not allow_drop:
             raise RecordError(f"{runs_dir / dataset} lacks {len(dropped)} of the {len(old)} records in "
@@ -167,6 +214,11 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
             except json.JSONDecodeError as err:
                 raise RecordError(f"{wmd}: not valid JSON ({err}); rerun its job before exporting") from None
             wmd_results[wmd.name] = data
+    if changed and not replace:
+        raise RecordError(f"{len(changed)} record(s) in {runs_dir} differ from the archived ones at their paths in "
+                          f"{out_dir / 'records'}; nothing was written. Restore the archived ones (`record restore "
+                          f"--overwrite`), or pass replace=True (--replace) to replace them:\n"
+                          + describe_changes(changed, values=False, limit=20))
     for name, data in packed.items():
         for stale in (out_dir / "records").glob("*.tar.gz"):        # an archive named in another case
             if stale.name != name and stale.name.lower() == name:
@@ -184,6 +236,7 @@ def export_records(runs_dir: str | os.PathLike, out_dir: str | os.PathLike, allo
     table = runs_table(out_dir)
     with atomic_path(out_dir / "runs.csv") as tmp:
         table.to_csv(tmp, index=False)
+    table.attrs["replaced"] = changed
     return table
 
 
@@ -266,6 +319,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     ex = sub.add_parser("export", help="pack results/runs into a record folder")
     ex.add_argument("runs_dir"), ex.add_argument("out_dir")
     ex.add_argument("--allow-drop", action="store_true", help="replace an archive by fewer records than it holds")
+    ex.add_argument("--replace", action="store_true",
+                    help="replace archived records that differ from the local ones at their paths (each is printed)")
     re_ = sub.add_parser("restore", help="unpack a record folder into results/runs")
     re_.add_argument("record_dir"), re_.add_argument("runs_dir"), re_.add_argument("--overwrite", action="store_true")
     re_.add_argument("--dataset", action="append", help="restore only this dataset's records (repeatable)")
@@ -287,13 +342,17 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
         elif args.command == "status":
             _status(args)
         elif args.command == "export":
-            print(f"{len(export_records(args.runs_dir, args.out_dir, args.allow_drop))} runs on record in {args.out_dir}")
+            table = export_records(args.runs_dir, args.out_dir, args.allow_drop, args.replace)
+            if table.attrs["replaced"]:
+                print(f"replaced {len(table.attrs['replaced'])} record(s) (field: archived -> local):\n"
+                      + describe_changes(table.attrs["replaced"]))
+            print(f"{len(table)} runs on record in {args.out_dir}")
         elif args.command == "verify":
             raise SystemExit(run_verify(args))
         else:
             written = restore_records(args.record_dir, args.runs_dir, args.overwrite, args.dataset)
             print(f"{len(written)} files restored (the others were already present and equal)")
-    except (RecordError, ValueError) as err:
+    except (RecordError, ValueError, OSError) as err:
         raise SystemExit(f"error: {err}") from None
 
 

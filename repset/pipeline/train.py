@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from repset.datasets.store import load_store, read_sidecar
 from repset.io import atomic_path, write_json
 from repset.pipeline.config import check_device
+from repset.pipeline.preflight import check_writable
+from repset.pipeline.worktree import tree_diff
 from repset.protocol.jobs import CHOSEN, Run
 from repset.protocol.selection import (TrainingPath, aggregate, count_training_paths, records_frame, select,
                                        selected_point, training_path)
@@ -40,7 +42,9 @@ def read_record(path: str | os.PathLike) -> dict:
 def train_split(store: str, run: Run, settings: dict, out: str | os.PathLike, choice: str | None = None) -> dict:
     """Train one run (:class:`~repset.protocol.jobs.Run`) with ``settings`` (:func:`~repset.protocol.jobs.run_settings`)
     on split ``run.split`` of ``store``; write its record to ``out``. A :data:`~repset.protocol.jobs.CHOSEN`
-    run reads its grid point from the grid-choice file ``choice``."""
+    run reads its grid point from the grid-choice file ``choice``. The folder of ``out`` is checked writable
+    before training (:func:`~repset.pipeline.preflight.check_writable`)."""
+    check_writable([out], "nothing was trained")
     point, options, grid_choice = run.point, settings["options"], None
     if run.point == CHOSEN:
         if choice is None:
@@ -88,7 +92,9 @@ def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None) -> l
     """Several runs in one process (a :class:`~repset.protocol.packs.Pack`, or any driver's list), each
     trained and written exactly as :func:`train_split` (the ``train`` rule) does: ``jobs`` are dicts with
     ``run`` (a :class:`Run` or its fields), ``settings`` (:func:`~repset.protocol.jobs.run_settings`) and
-    ``out`` (the record's path); ``choice``: the grid-choice file of chosen runs. Returns the records."""
+    ``out`` (the record's path); ``choice``: the grid-choice file of chosen runs. Every record's folder is
+    checked writable before the first run trains. Returns the records."""
+    check_writable([job["out"] for job in jobs], "nothing of the pack was trained")
     results = []
     for job in jobs:
         run = job["run"] if isinstance(job["run"], Run) else Run(**job["run"])
@@ -102,7 +108,8 @@ def run_record(store: str, run: Run, point: str, options: dict, settings: dict, 
     ``train``; recorded whole as provenance) on its split of ``store``; return its record, with ``extra``
     fields after the seed. ``snapshots``:
     see :func:`~repset.training.run.train_run`; it also receives the trained ``"model"`` and the split's
-    ``"train"`` part."""
+    ``"train"`` part. From a tree with uncommitted changes, the provenance holds their diff and its sha256
+    (:func:`~repset.pipeline.worktree.tree_diff`)."""
     check_device(settings["train"], run.model)
     data, splits, meta = load_store(store)
     if run.split >= len(splits):
@@ -115,7 +122,8 @@ def run_record(store: str, run: Run, point: str, options: dict, settings: dict, 
     store_meta = {k: v for k, v in meta.items() if k not in STORE_ARRAYS}   # the sidecar: sha256, sizes, provenance
     result = {"dataset": run.dataset, "model": run.model, "split": run.split, "point": point, **record,
               "seed": run.seed, **(extra or {}), "store": str(store), "store_meta": store_meta,
-              "provenance": provenance(settings, seed=run.seed, device=train.device, solver=options.get("solver"))}
+              "provenance": provenance(settings, seed=run.seed, device=train.device, solver=options.get("solver"),
+                                       **tree_diff())}
     log.info("%s %s split %d %s seed %d: val %.4f test %.4f (%d epochs, %.1f s)", run.dataset, run.model, run.split,
              point, run.seed, record["val"]["error"], record["test"]["error"], record["epochs_run"],
              record["train_seconds"])

@@ -5,7 +5,10 @@ path (a training-path key it lacks takes :data:`~repset.provenance.LEGACY_DEFAUL
 that made it) in a fresh process whose kernels are the recorded ones where this machine has them
 (``ATEN_CPU_CAPABILITY`` and the recorded kernel environment; torch reads them at start). A difference is
 attributed to what differs between the record's provenance and the rerun's: the kernels (torch's CPU
-capability, the CPU vendor and model, which choose MKL's code path too), the code (commit) or neither::
+capability, the CPU vendor and model, which choose MKL's code path too; not the variables verify itself sets),
+the code (commit, and the diff of an uncommitted change) or the packages. Where none differs, where only
+results differ while the training repeats bit for bit, or where the record's fields contradict each other,
+the record differs from what its code computes (:data:`COMPUTES`)::
 
     python -m repset.pipeline.record verify reproduction --runs 3 --seed 1 [--dataset twitter] [--this-cpu]
 
@@ -25,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from repset.pipeline.archive import RecordError, checked_archives
+from repset.pipeline.archive import ABSENT, RecordError, changed_fields, checked_archives, contradictions
 from repset.protocol.selection import training_path
 from repset.provenance import LEGACY_DEFAULTS, cpu_description, cpu_kind
 
@@ -37,21 +40,11 @@ NOT_COMPARED = {"train_seconds", "epoch_seconds_median", "provenance", "store", 
 CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
 
 
-def _flatten(value, prefix: str = "") -> dict:
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            out.update(_flatten(item, f"{prefix}{key}."))
-        return out
-    return {prefix.rstrip("."): value}
-
-
 def differences(record: dict, rerun: dict) -> tuple[list[str], list[str]]:
     """(``field: recorded -> rerun`` for every compared leaf that differs, dotted names the rerun adds)."""
-    old = _flatten({k: v for k, v in record.items() if k not in NOT_COMPARED})
-    new = _flatten({k: v for k, v in rerun.items() if k not in NOT_COMPARED})
-    differ = [f"{k}: {old[k]!r} -> {new.get(k, '<missing>')!r}" for k in sorted(old) if old[k] != new.get(k, object())]
-    return differ, sorted(set(new) - set(old))
+    changed = changed_fields(record, rerun, NOT_COMPARED)
+    return ([f"{k}: {old!r} -> {new!r}" for k, old, new in changed if old is not ABSENT],
+            [k for k, old, _ in changed if old is ABSENT])
 
 
 def kernel_environment(record: dict, here: str) -> tuple[dict[str, str], str]:
@@ -68,30 +61,71 @@ def kernel_environment(record: dict, here: str) -> tuple[dict[str, str], str]:
     return env, f"recorded {recorded} not available here ({here})"
 
 
-def _cause(record: dict, rerun: dict, differ: list[str]) -> str:
-    """What differs between the two runs' provenance, as the likely cause of ``differ``."""
+#: the cause where the rerun on the record's code, kernels and packages does not give the recorded result
+COMPUTES = "the record differs from what its code computes"
+
+
+def _cause(record: dict, rerun: dict, differ: list[str], forced: dict[str, str] | None = None) -> str:
+    """The likely cause of ``differ``: :data:`COMPUTES` where the record's own fields contradict each other
+    (:func:`~repset.pipeline.archive.contradictions`), where nothing differs between the two runs' code,
+    kernels and packages, or where only results (``val``, ``test``) differ on the same code and packages
+    (the training repeated bit for bit, so no kernel explains them); else what differs between the two runs'
+    provenance. ``forced``: the environment verify set for the rerun (:func:`kernel_environment`), which is
+    not a kernel difference."""
     if not differ:
         return "-"
-    old, new = record.get("provenance", {}), rerun.get("provenance", {})
-    causes = []
-    old_commit, new_commit = (str(p.get("git_commit") or "?").removesuffix("+dirty") for p in (old, new))
+    contradicting = contradictions(record)
+    if contradicting:
+        return f"{COMPUTES}: its fields contradict each other ({'; '.join(contradicting)})"
+    code = _code_difference(record.get("provenance", {}), rerun.get("provenance", {}))
+    kernels = _kernel_differences(record.get("provenance", {}), rerun.get("provenance", {}), forced or {})
+    packages = record.get("provenance", {}).get("packages") != rerun.get("provenance", {}).get("packages")
+    causes = ([code] if code else []) + kernels + (["package versions"] if packages else [])
+    if not causes:
+        return f"{COMPUTES}: same code, kernels and packages"
+    if not code and not packages and all(line.split(".", 1)[0] in ("val", "test") for line in differ):
+        return (f"{COMPUTES}: its training repeats bit for bit and only its results differ "
+                f"(besides: {'; '.join(kernels)})")
+    return "; ".join(causes)
+
+
+def _code_difference(old: dict, new: dict) -> str | None:
+    """``code <commit> -> <commit>`` where the two provenances name other code (a commit, or the sha256 of the
+    uncommitted diff on it); None where they name the same."""
+    def code(provenance: dict) -> tuple[str, str | None]:
+        commit = str(provenance.get("git_commit") or "?").removesuffix(" (declared)").removesuffix("+dirty")
+        return commit, provenance.get("git_diff_sha256")
+
+    (old_commit, old_diff), (new_commit, new_diff) = code(old), code(new)
     if old_commit != new_commit:
-        causes.append(f"code {old_commit[:7]} -> {new_commit[:7]}")
+        return f"code {old_commit[:7]} -> {new_commit[:7]}"
+    if old_diff != new_diff:
+        def diff(sha: str | None) -> str:
+            return f"diff {sha[:8]}" if sha else "no recorded diff"
+
+        return f"code {old_commit[:7]} with {diff(old_diff)} -> {diff(new_diff)}"
+    return None
+
+
+def _kernel_differences(old: dict, new: dict, forced: dict[str, str]) -> list[str]:
+    """What differs in the two runs' kernels: torch's CPU capability, the BLAS, the kernel environment (less
+    the variables verify ``forced`` that the record did not set) and the CPU."""
     om, nm = old.get("machine"), new.get("machine", {})
     if om is None:
-        causes.append(f"kernels unknown (record predates them; here {nm.get('torch_cpu_capability')} on "
-                      f"{nm.get('cpu', {}).get('model')})")
-    else:
-        for key in ("torch_cpu_capability", "blas", "kernel_env"):
-            if om.get(key) != nm.get(key):
-                causes.append(f"{key} {om.get(key)} -> {nm.get(key)}")
-        oc, nc = om.get("cpu", {}), nm.get("cpu", {})
-        fields = ("vendor", "model", "family", "model_id", "flags")
-        if [oc.get(k) for k in fields] != [nc.get(k) for k in fields]:
-            causes.append(f"CPU {cpu_kind(oc)} -> {cpu_kind(nc)} (BLAS code path)")
-    if old.get("packages") != new.get("packages"):
-        causes.append("package versions")
-    return "; ".join(causes) or "unexplained: same code, kernels and packages"
+        return [f"kernels unknown (record predates them; here {nm.get('torch_cpu_capability')} on "
+                f"{nm.get('cpu', {}).get('model')})"]
+    causes = []
+    old_env = om.get("kernel_env", {})
+    new_env = {k: v for k, v in nm.get("kernel_env", {}).items() if k in old_env or k not in forced}
+    for key, a, b in (("torch_cpu_capability", om.get("torch_cpu_capability"), nm.get("torch_cpu_capability")),
+                      ("blas", om.get("blas"), nm.get("blas")), ("kernel_env", old_env, new_env)):
+        if a != b:
+            causes.append(f"{key} {a} -> {b}")
+    oc, nc = om.get("cpu", {}), nm.get("cpu", {})
+    fields = ("vendor", "model", "family", "model_id", "flags")
+    if [oc.get(k) for k in fields] != [nc.get(k) for k in fields]:
+        causes.append(f"CPU {cpu_kind(oc)} -> {cpu_kind(nc)} (BLAS code path)")
+    return causes
 
 
 def rerun_record(record: dict, out: str | os.PathLike) -> dict:
@@ -179,7 +213,7 @@ def verify_records(record_dir: str | os.PathLike, runs: int = 3, seed: int = 0, 
         rows.append({"record": name, "trained on": _trained_on(record) or "not named", "path taken": path_taken(record),
                      "training options": ", ".join(f"{k}={v}" for k, v in options.items()),
                      "kernels": kernels, "identical": not differ, "differing fields": "; ".join(differ) or "-",
-                     "cause": _cause(record, rerun, differ), "fields added by this code": ", ".join(added) or "-",
+                     "cause": _cause(record, rerun, differ, env), "fields added by this code": ", ".join(added) or "-",
                      "seconds": round(rerun["train_seconds"], 1)})
     return pd.DataFrame(rows)
 

@@ -273,3 +273,15 @@ def test_a_callers_exported_mirror_changes_no_test():
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
                           env=dict(os.environ, REPSET_DATA_MIRROR=str(MIRROR)), capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_offline_error_names_the_mirror_folder_it_looked_in(tmp_path, monkeypatch):
+    monkeypatch.setattr(D.time, "sleep", lambda seconds: None)
+    mirror = _mirror(tmp_path, rel="ds/other.txt")
+    with pytest.raises(D.OfflineError, match=rf"looked in the data mirror {mirror}: no ds/file.txt there"):
+        D.fetch(Source("ds/file.txt", "http://127.0.0.1:9/file.txt", SHA), tmp_path / "cache", mirror, retries=1,
+                timeout=5, progress=False)
+    assert D.damaged_in_mirror([Source("ds/other.txt", None, SHA), Source("ds/file.txt", None, SHA)], mirror) == []
+    assert D.damaged_in_mirror([Source("ds/other.txt", None, "0" * 64)], mirror) == [
+        f"{mirror / 'ds/other.txt'} fails its checksum (sha256 {SHA}, not {'0' * 64}: damaged or truncated; "
+        "replace it)"]

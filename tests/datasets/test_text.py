@@ -81,6 +81,15 @@ def test_twitter_quoted_labels_and_line_errors(tmp_path):
         T.parse_twitter([p])
 
 
+def test_a_tweet_in_latin1_keeps_its_letters(tmp_path):
+    """A line that is not UTF-8 decodes as latin-1 (as every other parser's documents do), not with U+FFFD."""
+    p = tmp_path / "tw.txt"
+    p.write_bytes('"positive"\tun café noir\n'.encode("latin-1") + '"negative"\tnaïve\r\n'.encode("utf-8"))
+    c = T.parse_twitter([p])
+    assert c.texts == ["un café noir", "naïve"] and c.labels == ["positive", "negative"]
+    assert T.tokenize(c.texts[0], mode="wmd") == ["un", "café", "noir"]          # not "caf\ufffd"
+
+
 def test_r8_parts(tmp_path):
     (tmp_path / "train.txt").write_text("earn\tprofit up\nacq\tbuys firm\n")
     (tmp_path / "test.txt").write_text("earn\tloss\n")

@@ -60,3 +60,22 @@ def test_an_archive_is_read_whole_and_checked(tmp_path):
     archive.write_bytes(buffer.getvalue()[:-4])                      # gzip's length field cut: tar alone reads on
     with pytest.raises(RecordError, match="bbcsport.tar.gz: damaged archive"):
         read_archive(archive)
+
+
+def test_contradicting_fields_are_named():
+    from repset.pipeline.archive import contradictions
+
+    good = {**record("MUTAG", "repset", "k10-m20", 0, error=0.25), "sizes": {"test": 4, "val": 10},
+            "train_config": {"seed": 0, "epochs": 7}}
+    good["test"]["accuracy"] = 0.75
+    assert contradictions(good) == []
+    assert contradictions({**good, "test": {"error": 0.34, "accuracy": 0.95}}) == [
+        "test accuracy 0.95 beside test error 0.34", "test error 0.34 is no multiple of 1/4 (4 test sets)"]
+    assert contradictions({**good, "best_epoch": 7}) == ["best epoch 7 (from 0) outside the 7 epochs run"]
+    assert contradictions({**good, "epochs_run": 9, "best_epoch": 2}) == ["9 epochs run of train_config.epochs 7"]
+    assert contradictions({**good, "seed": 1}) == ["seed 1 beside train_config.seed 0"]
+    assert contradictions({**good, "provenance": {"git_diff": "a change", "git_diff_sha256": "0" * 64}}) == [
+        "provenance.git_diff does not have its git_diff_sha256"]
+    with pytest.raises(RecordError, match=r"split0_seed1.json: its fields contradict each other \(seed 1 beside "
+                                          r"train_config.seed 0\)"):
+        check_record("MUTAG/repset/k10-m20/split0_seed1.json", json.dumps({**good, "seed": 1}).encode())

@@ -1,5 +1,6 @@
 """Config checks that need the library: each names the key, before any job runs."""
 import copy
+import re
 
 import pytest
 import yaml
@@ -32,7 +33,7 @@ def test_the_shipped_configs_pass():
     (lambda c: c["models"]["repset"].update(grid={}),
      r"config key 'models.repset.options': .*missing 2 required positional arguments"),
     (lambda c: c["models"]["approx_repset"]["options"].update(form="exact"),
-     r"config key 'models.approx_repset.grid': .*unknown form='exact'"),
+     r"config key 'models.approx_repset.options': .*unknown form='exact'"),
     (lambda c: c["models"]["deepsets"]["options"].update(widths=[3]),
      r"config key 'models.deepsets.options': .*unexpected keyword argument 'widths'"),
     (lambda c: c["struc2vec"]["per_dataset"].update(MUTAG={"walks": 3}),
@@ -165,3 +166,93 @@ def test_the_skipgram_options_pass_at_top_level_and_per_dataset():
     assert "hs" not in struc2vec_options("MUTAG", overlay)
     with pytest.raises(jsonschema.ValidationError, match="'yes' is not of type 'boolean'"):
         jsonschema.validate(merged(CONFIG, {"struc2vec": {"hs": "yes"}}), SCHEMA)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["train"].update(epochs=5.0), r"config key 'train.epochs': 5.0 is not an integer \(write 5\)"),
+    (lambda c: c["models"]["repset"]["train"].update(patience=2.0),
+     r"config key 'models.repset.train.patience': 2.0 is not an integer \(write 2\)"),
+    (lambda c: c["protocol"].update(seeds=[0, 1.0]), r"config key 'protocol.seeds\[1\]': 1.0 is not an integer"),
+    (lambda c: c["runtime"]["base"].update(m=20.0), r"config key 'runtime.base.m': 20.0 is not an integer"),
+    (lambda c: c["runtime"]["sweeps"].update(d=[25, 50.0]), r"config key 'runtime.sweeps.d\[1\]': 50.0 is not"),
+])
+def test_an_integer_key_written_as_a_float_is_refused(edit, message):
+    """JSON Schema's ``integer`` accepts 5.0; ``range(5.0)`` fails in every training job."""
+    config = copy.deepcopy(CONFIG)
+    edit(config)
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(config, SCHEMA)                         # what the schema alone lets through
+    with pytest.raises(ValueError, match=message):
+        check_config(config, SCHEMA)                            # the Snakefile passes its schema
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_a_float_that_is_not_finite_is_refused_at_its_key(value):
+    for edit, key in ((lambda c: c["train"].update(lr=value), "train.lr"),
+                      (lambda c: c["models"]["deepsets"].setdefault("train", {}).update(lr=value),
+                       "models.deepsets.train.lr"),
+                      (lambda c: c["data"].update(val_fraction=value), "data.val_fraction")):
+        config = copy.deepcopy(CONFIG)
+        edit(config)
+        with pytest.raises(ValueError, match=rf"config key '{re.escape(key)}': -?(inf|nan) is not a finite number"):
+            check_config(config)
+
+
+@pytest.mark.parametrize("name", ["rep/set", "../repset", ".hidden", "rep set"])
+def test_a_model_name_that_is_not_one_folder_is_refused(name):
+    config = copy.deepcopy(CONFIG)
+    config["models"][name] = config["models"].pop("deepsets")
+    with pytest.raises(ValueError, match=rf"config key 'models.{re.escape(name)}': a model name is a folder"):
+        check_config(config)
+
+
+def test_a_grid_point_that_is_not_one_folder_is_refused():
+    config = copy.deepcopy(CONFIG)
+    config["models"]["deepsets"]["grid"] = {"init": ["a/b"]}
+    with pytest.raises(ValueError, match=r"config key 'models.deepsets.grid': grid point 'inita/b' is not a folder"):
+        check_config(config)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["datasets"].update(text=["bbcsport", "twitter", "TWITTER"]),
+     r"config key 'datasets.text': lists twitter twice \('twitter' and 'TWITTER'\)"),
+    (lambda c: c["datasets"].update(graph=["MUTAG", "MUTAG"]), r"config key 'datasets.graph': lists 'MUTAG' twice"),
+    (lambda c: c["protocol"].update(seeds=[0, 1, 0]), r"config key 'protocol.seeds': lists 0 twice"),
+    (lambda c: c.update(sensitivity=["twitter", "Twitter"]), r"config key 'sensitivity': lists twitter twice"),
+    (lambda c: c["wmd"].update(datasets=["reuters", "r8"]), r"config key 'wmd.datasets': lists reuters twice"),
+    (lambda c: c["train_packs"].update(datasets=["MUTAG", "mutag"]), r"config key 'train_packs.datasets': lists MUTAG"),
+    (lambda c: c["bench"].update(solvers=["scipy", "scipy"]), r"config key 'bench.solvers': lists 'scipy' twice"),
+    (lambda c: c["models"]["repset"].update(datasets=["bbcsport", "BBCSport"]),
+     r"config key 'models.repset.datasets': lists bbcsport twice"),
+])
+def test_a_list_that_names_one_thing_twice_is_refused(edit, message):
+    config = copy.deepcopy(CONFIG)
+    edit(config)
+    with pytest.raises(ValueError, match=message):
+        check_config(config)
+
+
+@pytest.mark.parametrize("packed, message", [
+    (["MUTAGG"], r"config key 'train_packs.datasets': unknown dataset 'MUTAGG'"),
+    (["PROTEINS"], r"config key 'train_packs.datasets': 'PROTEINS' is not among the config's datasets"),
+])
+def test_packed_datasets_are_datasets_of_the_config(packed, message):
+    """A misspelled packed dataset is named (not a failure in the rules' file), and so is one the config does
+    not train, which would get pack rules of its own; quick.yaml narrows its packs with its datasets."""
+    config = merged(CONFIG, yaml.safe_load((ROOT / "quick.yaml").read_text()))
+    assert config["train_packs"]["datasets"] == ["MUTAG"]
+    check_config(copy.deepcopy(config))
+    config["train_packs"]["datasets"] = packed
+    with pytest.raises(ValueError, match=message):
+        check_config(config)
+
+
+def test_a_bad_option_is_named_under_options_and_a_bad_grid_value_under_grid():
+    config = copy.deepcopy(CONFIG)
+    config["models"]["repset"]["options"] = {"init": "xavier"}
+    with pytest.raises(ValueError, match=r"config key 'models.repset.options': .*init"):
+        check_config(config)
+    config = copy.deepcopy(CONFIG)
+    config["models"]["repset"]["grid"]["n_hidden_sets"] = [20, 0]
+    with pytest.raises(ValueError, match=r"config key 'models.repset.grid': .*point k10-m0"):
+        check_config(config)

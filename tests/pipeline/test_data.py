@@ -104,3 +104,31 @@ def test_graph_store_refuses_a_bad_embedding_naming_the_file(tmp_path, monkeypat
     np.save(path, np.ones((40, 20), np.float32))        # struc2vec's default dim when the options name none
     graph_store("MUTAG", str(tmp_path), str(path), str(tmp_path / "MUTAG.npz"), seed=0, val_fraction=0.1, options={})
     assert load_collection(tmp_path / "MUTAG.npz")[0].dim == 20
+
+
+def test_a_damaged_archive_as_the_only_copy_in_the_mirror_is_named_with_the_mirror(tmp_path, monkeypatch):
+    """MUTAG with only a damaged MUTAG.zip in the configured mirror, offline: the error names the mirror folder
+    it looked in, the file it looked for and the file that failed its checksum (not only a URL); nothing is
+    cached."""
+    import urllib.error
+
+    from repset.datasets import download
+    from repset.datasets.download import OfflineError
+    from repset.pipeline.data import download_sources
+
+    mirror = tmp_path / "mirror"
+    (mirror / "MUTAG").mkdir(parents=True)
+    (mirror / "MUTAG" / "MUTAG.zip").write_bytes(b"PK\x03\x04 not the archive")
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(download.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(download.time, "sleep", lambda seconds: None)
+    with pytest.raises(OfflineError) as err:
+        download_sources("MUTAG", str(tmp_path / "raw"), str(mirror), tmp_path / "MUTAG.sources.json")
+    message = str(err.value)
+    assert f"looked in the data mirror {mirror}: no MUTAG/MUTAG_A.txt there" in message
+    assert f"{mirror / 'MUTAG' / 'MUTAG.zip'} fails its checksum" in message
+    assert not (tmp_path / "MUTAG.sources.json").exists()
+    assert not [p for p in (tmp_path / "raw").rglob("*") if p.is_file()]

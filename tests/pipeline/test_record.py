@@ -231,3 +231,80 @@ def test_check_store_refuses_a_store_other_than_the_records(tmp_path, capsys):
         check_store_of_table(tmp_path, store, "twitter")
     with pytest.raises(SystemExit, match="error: .*would mix two stores"):
         main(["check-store", str(tmp_path), str(store), "--dataset", "twitter"])
+
+
+MUTAG_RUN = "MUTAG/deepsets/default/split0_seed0.json"
+
+
+def edit_record(runs, name, **fields):
+    """Rewrite the local record ``name`` with ``fields`` (dotted keys for nested ones) changed."""
+    path = runs / name
+    data = json.loads(path.read_text())
+    for key, value in fields.items():
+        *parents, leaf = key.split("__")
+        target = data
+        for parent in parents:
+            target = target[parent]
+        target[leaf] = value
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_export_refuses_to_change_an_archived_record_unless_told(runs, tmp_path, capsys):
+    """A retrained or edited run at the path of an archived one is refused, naming the record and the fields
+    that changed, and nothing is written; ``replace`` replaces it and says what it replaced."""
+    from repset.pipeline.record import main
+
+    out = tmp_path / "reproduction"
+    export_records(runs, out)
+    before = files(out)
+    edit_record(runs, MUTAG_RUN, test__error=0.5, test__accuracy=0.5, provenance__git_commit="beef")
+    with pytest.raises(RecordError, match=rf"1 record\(s\) in .* differ from the archived ones.*nothing was written"
+                                          rf"(.|\n)*{MUTAG_RUN}: provenance.git_commit, test.accuracy, test.error"):
+        export_records(runs, out)
+    assert files(out) == before
+    with pytest.raises(SystemExit, match="error: 1 record"):
+        main(["export", str(runs), str(out)])
+    assert files(out) == before
+    main(["export", str(runs), str(out), "--replace"])
+    printed = capsys.readouterr().out
+    assert f"{MUTAG_RUN}: provenance.git_commit 'c0ffee' -> 'beef'; test.accuracy 0.8 -> 0.5; test.error 0.2 -> 0.5" \
+        in printed
+    table = pd.read_csv(out / "runs.csv")
+    assert table.loc[table["path"] == MUTAG_RUN, "git_commit"].tolist() == ["beef"]
+    assert export_records(runs, out).attrs["replaced"] == {}                   # now equal: nothing to replace
+
+
+def test_an_equal_record_is_kept_as_archived(runs, tmp_path):
+    """A local record equal to the archived one (the same JSON, written otherwise) changes no byte."""
+    out = tmp_path / "reproduction"
+    export_records(runs, out)
+    before = files(out)
+    path = runs / MUTAG_RUN
+    path.write_text(json.dumps(json.loads(path.read_text()), sort_keys=True))
+    table = export_records(runs, out)
+    assert files(out) == before and table.attrs["replaced"] == {}
+
+
+def test_export_refuses_a_record_whose_fields_contradict_each_other(runs, tmp_path):
+    edit_record(runs, MUTAG_RUN, test__accuracy=0.95, test__error=0.34)
+    with pytest.raises(RecordError, match=rf"{MUTAG_RUN}: its fields contradict each other \(test accuracy 0.95 "
+                                          rf"beside test error 0.34\); delete or rerun it"):
+        export_records(runs, tmp_path / "reproduction")
+    assert not (tmp_path / "reproduction").exists()
+
+
+def test_restore_into_a_read_only_folder_is_an_error_line_and_writes_nothing(runs, tmp_path):
+    from read_only import read_only
+
+    from repset.pipeline.record import main
+
+    out = tmp_path / "reproduction"
+    export_records(runs, out)
+    edit_record(runs, MUTAG_RUN, test__error=0.4, test__accuracy=0.6)
+    edit_record(runs, "bbcsport/repset/k10-m20/split0_seed0.json", test__error=0.4, test__accuracy=0.6)
+    local = files(runs)
+    with read_only(runs / "MUTAG" / "deepsets" / "default"):
+        with pytest.raises(SystemExit, match=r"^error: .*MUTAG/deepsets/default: cannot write split0_seed0.json "
+                                             r"there .*\(nothing was restored\)"):
+            main(["restore", str(out), str(runs), "--overwrite"])
+    assert files(runs) == local                                             # not even the bbcsport record

@@ -125,7 +125,8 @@ def test_records_describe_the_store_without_copying_its_data(setup):
     record = train_split(str(store), run, run_settings(config, "repset", "k2-m3"), tmp / "r.json")
     assert not {"vocab", "element_ids", "counts"} & set(record["store_meta"])
     assert record["store_meta"]["sha256"] == json.loads(store.with_suffix(".json").read_text())["sha256"]
-    assert (tmp / "r.json").stat().st_size < 20_000
+    diff = len(json.dumps(record["provenance"].get("git_diff", "")))   # a dirty tree's code change (test_worktree)
+    assert (tmp / "r.json").stat().st_size - diff < 20_000
 
 
 def test_a_pack_writes_each_record_as_its_own_job_would(setup):
@@ -195,3 +196,55 @@ def test_the_store_check_reads_only_a_protocol_record_folder(setup, tmp_path):
     check_store_of_records(store, tmp_path / "x" / "rerun.json", "bbcsport")
     check_store_of_records(store, tmp_path / "a" / "b" / "split0_seed0.json", "bbcsport")
     check_store_of_records(store, tmp_path / "other" / "m" / "p" / "split0_seed0.json", "bbcsport")
+
+
+def test_a_job_checks_it_can_write_its_record_before_it_trains(setup, monkeypatch):
+    """A read-only record folder fails the job at its start, naming the folder; nothing is trained (a pack:
+    not even the runs whose folders are writable)."""
+    from read_only import read_only
+
+    from repset.pipeline.train import train_pack
+
+    config, store, tmp = setup
+    trained = []
+    monkeypatch.setattr("repset.pipeline.train.train_run", lambda *a, **k: trained.append(a) or pytest.fail("trained"))
+    run = Run("bbcsport", "repset", "k2-m3", 0, 0)
+    out = tmp / run.path
+    jobs = [{"run": vars(r), "settings": run_settings(config, "repset", r.point), "out": str(tmp / r.path)}
+            for r in model_runs(config, "bbcsport", "repset", seed=0)]
+    with read_only(out.parent):
+        with pytest.raises(PermissionError, match=rf"{out.parent}: cannot write split0_seed0.json there .*"
+                                                  r"\(nothing was trained\)"):
+            train_split(str(store), run, run_settings(config, "repset", "k2-m3"), out)
+        with pytest.raises(PermissionError, match=r"nothing of the pack was trained"):
+            train_pack(str(store), list(reversed(jobs)))                 # the read-only folder's run comes last
+    assert trained == [] and not list(tmp.glob("results/runs/**/*.json"))
+
+
+def test_a_record_from_a_dirty_tree_holds_the_diff_of_its_code(setup, monkeypatch, tmp_path):
+    """The record of a run trained from uncommitted code holds that code's diff and its sha256, which the
+    record checks agree with (:func:`repset.pipeline.archive.contradictions`)."""
+    import hashlib
+    import subprocess
+
+    from repset.pipeline.archive import contradictions
+    from repset.provenance import COMMIT_ENV
+
+    config, store, tmp = setup
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    (repo / "layer.py").write_text("WIDTH = 2\n")
+    for args in (["init", "-q"], ["add", "."],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "layer.py").write_text("WIDTH = 3\n")
+    monkeypatch.delenv(COMMIT_ENV, raising=False)
+    monkeypatch.setattr("repset.pipeline.worktree.CHECKOUT", repo)
+    record = train_split(str(store), Run("bbcsport", "repset", "k2-m3", 0, 0), run_settings(config, "repset", "k2-m3"),
+                         tmp / "r.json")
+    provenance = record["provenance"]
+    assert "+WIDTH = 3" in provenance["git_diff"]
+    assert provenance["git_diff_sha256"] == hashlib.sha256(provenance["git_diff"].encode()).hexdigest()
+    assert contradictions(record) == []
+    assert contradictions({**record, "provenance": {**provenance, "git_diff": "+WIDTH = 4"}}) == [
+        "provenance.git_diff does not have its git_diff_sha256"]
