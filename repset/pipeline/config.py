@@ -208,7 +208,9 @@ def _check_struc2vec(config: dict) -> None:
     """``struc2vec`` and its ``per_dataset`` overrides: known options, graph datasets of the config."""
     from repset.embed import struc2vec
 
-    valid = set(inspect.signature(struc2vec).parameters) - {"n_nodes", "edges", "seed", "tmp_dir"}
+    # the function's options, with ``checkpoint`` (a folder beside the embedding) for its ``checkpoint_dir``
+    valid = set(inspect.signature(struc2vec).parameters) - {"n_nodes", "edges", "seed", "tmp_dir", "checkpoint_dir"}
+    valid.add("checkpoint")
     options = config.get("struc2vec", {})
     unknown = sorted(set(options) - valid - {"per_dataset"})
     if unknown:

@@ -67,6 +67,31 @@ def test_mutag_embedding_and_table(tmp_path):
 
 
 @needs_mirror
+def test_a_checkpointed_embedding_resumes_and_its_folder_goes_once_written(tmp_path, monkeypatch):
+    from gensim.models import Word2Vec
+
+    options = {"dim": 8, "variant": "reference", **SMALL, "walks_per_node": 2}
+    whole = tmp_path / "whole.npy"
+    graph_embedding("MUTAG", str(MIRROR), str(whole), {**options, "checkpoint": True}, seed=0)
+    assert not (tmp_path / "whole.npy.ckpt").exists()
+    out, real, calls = tmp_path / "MUTAG.npy", Word2Vec.train, []
+
+    def stop_second_chunk(self, *args, **kwargs):   # the job dies in its second skip-gram chunk
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Word2Vec, "train", stop_second_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        graph_embedding("MUTAG", str(MIRROR), str(out), {**options, "checkpoint": True}, seed=0)
+    assert not out.exists() and (tmp_path / "MUTAG.npy.ckpt" / "skipgram" / "chunks.json").exists()
+    graph_embedding("MUTAG", str(MIRROR), str(out), {**options, "checkpoint": True}, seed=0)   # the rerun
+    np.testing.assert_array_equal(np.load(out), np.load(whole))
+    assert not (tmp_path / "MUTAG.npy.ckpt").exists()
+
+
+@needs_mirror
 def test_a_corrupted_raw_file_heals_from_the_mirror(tmp_path):
     raw = tmp_path / "raw"
     coll = build_graph_collection("MUTAG", MIRROR, cache_dir=raw, progress=False)       # fetched, verified
