@@ -10,7 +10,10 @@ to be paired with reproduction/runs.csv's records of the same folds. Records: re
 import argparse, os, sys
 sys.path.insert(0, ".")
 from repset.provenance import openblas_environment
-os.environ.update(openblas_environment())   # before numpy loads OpenBLAS: the record's stores' kernels (docs/record.md)
+# before numpy loads OpenBLAS: the record's stores' kernels (docs/record.md), or those named by --openblas (the
+# reference-struc2vec stores: Haswell, which every AVX2 and AVX-512 CPU runs, so that any of them rebuilds the store)
+_kernels = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--openblas=")), None)
+os.environ.update({"OPENBLAS_CORETYPE": _kernels} if _kernels else openblas_environment())
 import numpy as np
 from repset.datasets.store import load_collection
 from repset.pipeline.data import graph_embedding, graph_store
@@ -22,6 +25,7 @@ parser.add_argument("seed", type=int, help="struc2vec seed (the record's stores:
 parser.add_argument("record_store", nargs="?", help="the record's store of the dataset, to check the folds against")
 parser.add_argument("--dataset", default="MUTAG")
 parser.add_argument("--configfile", action="append", default=[], help="overlay merged over config.yaml (repeatable)")
+parser.add_argument("--openblas", help="OpenBLAS kernels for the skip-gram (--openblas=Haswell), over the record's choice")
 args = parser.parse_args()
 config = load_config("config.yaml", args.configfile)
 name, mirror = args.dataset, config.get("data_mirror")
