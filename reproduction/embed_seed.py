@@ -11,7 +11,7 @@ import argparse, os, sys
 sys.path.insert(0, ".")
 from repset.provenance import openblas_environment
 # before numpy loads OpenBLAS: the record's stores' kernels (docs/record.md), or those named by --openblas (the
-# reference-struc2vec stores: Haswell, which every AVX2 and AVX-512 CPU runs, so that any of them rebuilds the store)
+# reference-struc2vec stores: Haswell, which every AVX2 and AVX-512 CPU runs, so that any of them can rebuild the store)
 _kernels = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--openblas=")), None)
 os.environ.update({"OPENBLAS_CORETYPE": _kernels} if _kernels else openblas_environment())
 import numpy as np
