@@ -1,13 +1,14 @@
-"""One place to set the thread counts of torch and Numba (benchmarks, pipeline jobs), and to start
-Numba's thread pool so that it never spins against torch's.
+"""Threads of the layers' Numba kernels: they follow torch's count, read at each call.
 
-Torch and Numba's parallel kernels each bring an OpenMP runtime (torch its own libgomp, Numba the
-system's), and a training step alternates between them. An idle OpenMP thread spins for a while
-before it sleeps (the default, active wait policy): on a quiet machine torch's spinning pool is what
-makes its small ops fast, but a second spinning pool starves it (measured: 87 ms instead of 3.5 ms for a
-small step on 2 cores). :func:`passive_numba_pool` starts Numba's pool with a passive wait policy and
-leaves torch's as the user's environment made it, whatever was imported first: the layers build their
-solver and load their Numba kernels inside it."""
+Torch's count (``torch.set_num_threads``) is the one setting: a layer runs its Numba kernels (the
+matching, ApproxRepSet's pair selection, the sparse backward) on ``torch.get_num_threads()`` threads, at
+most Numba's pool size (``NUMBA_NUM_THREADS``, default the machine's cores); a solver built with its own
+``threads`` keeps that count. The layers never change torch's count. Numba itself is configured by
+:mod:`solvers.runtime` (a fork-safe threading layer whose idle threads sleep, so the two pools never spin
+against each other; its cache outside the source tree) and loaded on the first kernel call.
+
+:func:`set_threads` pins both in one call (benchmarks, pipeline jobs, a busy machine).
+"""
 from __future__ import annotations
 
 import os
@@ -15,39 +16,55 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+__all__ = ["kernel_threads", "set_threads", "passive_numba_pool"]
+
+
+@contextmanager
+def kernel_threads() -> Iterator[None]:
+    """Inside (this thread only): Numba kernels started without their own count run on torch's count,
+    read now. Loads neither Numba nor anything else."""
+    import torch
+
+    from solvers import runtime
+
+    with runtime.threads(torch.get_num_threads()):
+        yield
+
 
 @contextmanager
 def passive_numba_pool() -> Iterator[None]:
-    """Inside: a Numba thread pool that starts here (a parallel kernel loaded or run, a Numba solver
-    built) gets ``OMP_WAIT_POLICY=PASSIVE``, read by its OpenMP runtime as it loads; the environment is
-    restored on exit (torch's runtime, loaded with torch, read it long before). A policy the user
-    exported is kept; a pool already started is left as it is. On leaving, a loaded Numba's pool is
-    started (once), so that nothing later starts it outside."""
+    """Inside: an OpenMP runtime that starts here gets ``OMP_WAIT_POLICY=PASSIVE`` (restored on exit; a
+    policy the user exported is kept), and Numba is loaded (:func:`solvers.runtime.load`) on leaving if
+    it was imported inside. Only matters where ``NUMBA_THREADING_LAYER=omp`` is chosen: Numba's default layer
+    here has no OpenMP pool to spin."""
+    from solvers import runtime
+
     own = "OMP_WAIT_POLICY" not in os.environ
     if own:
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         yield
         if "numba" in sys.modules:
-            sys.modules["numba"].get_num_threads()      # launches the pool if it is not running
+            runtime.load()
     finally:
         if own:
             os.environ.pop("OMP_WAIT_POLICY", None)
 
 
 def set_threads(n: int) -> dict[str, int]:
-    """Use ``n`` threads in torch and Numba; return the counts now in effect.
+    """Use ``n`` threads in torch, and so in the layers' Numba kernels; return the counts now in effect.
 
-    Numba is set directly where it is loaded, else through ``NUMBA_NUM_THREADS`` for when it loads
-    (its pool then has ``n`` threads): a job whose layers need no Numba kernel does not pay the 0.4 s
-    of importing it."""
+    Where Numba is loaded its own count is set too (for Numba code outside the layers), else
+    ``NUMBA_NUM_THREADS`` sizes its pool for when it loads: a job whose layers need no Numba kernel does
+    not pay the 0.4 s of importing it."""
     import torch
 
     n = max(1, int(n))
     torch.set_num_threads(n)
     if "numba" in sys.modules:
-        with passive_numba_pool():
-            numba = sys.modules["numba"]
+        from solvers import runtime
+
+        numba = runtime.load()
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
         return {"torch": torch.get_num_threads(), "numba": numba.get_num_threads()}
     os.environ["NUMBA_NUM_THREADS"] = str(n)

@@ -31,18 +31,17 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
-from numba import njit, prange, types
+from numba import prange, types
 
 from .base import MatchingSolver
 from .jv_kernels import invalid_flag, store_partners
-from .numba_jv import solve_batch
+from .runtime import check_threads, njit, solve_batch
 
 #: sha256 of jv_kernels.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
 #: cache only when the cached function's own file changes, so any change to jv_kernels.py must change
 #: this line too (tests/solvers/test_jv_kernels.py checks it).
-JV_KERNELS_SHA256 = "a0c7b491825c366ccd028a3df93bfe9173bb7bddb38652b1a00ed743d0a5f021"
+JV_KERNELS_SHA256 = "a91e603f3a593e2c38b9f58367406472472d7137e2ce9663804fa8ec2f39d198"
 
 __all__ = ["AuctionSolver"]
 
@@ -214,7 +213,8 @@ class AuctionSolver(MatchingSolver):
             (``eps_final = epsilon * C``), else absolute. Clamped to ``[1e-12 * C, C]``.
         scaling: factor ``> 1`` dividing epsilon between phases (first phase: ``C / scaling``).
         relative: whether ``epsilon`` is relative to ``C``.
-        threads: Numba threads for the call (default: ``numba.get_num_threads()``).
+        threads: Numba threads for the call (default: :func:`solvers.runtime.current_threads`, e.g. torch's
+            count inside a layer).
     """
 
     name = "auction"
@@ -227,10 +227,8 @@ class AuctionSolver(MatchingSolver):
             raise ValueError(f"epsilon must be a positive finite number, got {epsilon}")
         if not (np.isfinite(scaling) and scaling > 1):
             raise ValueError(f"scaling must be a finite number > 1, got {scaling}")
-        if threads is not None and not 1 <= int(threads) <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}], got {threads}")
         self.epsilon, self.scaling = float(epsilon), float(scaling)
-        self.relative, self.threads = bool(relative), threads
+        self.relative, self.threads = bool(relative), check_threads(threads)
 
     def bound(self, weights, row_lengths=None, col_lengths=None) -> np.ndarray:
         """The guaranteed gap ``min(n, k) * eps_final`` of every problem, float64 of the batch shape."""

@@ -34,7 +34,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .runtime import njit
 
 __all__ = ["invalid_flag", "row_best", "solve_one", "solve_from_best", "store_partners"]
 

@@ -12,14 +12,15 @@ flagging of invalid weights are those of the dense kernel.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
+from numba import prange, types
 
 from .jv_kernels import row_best, solve_from_best, solve_one, store_partners
+from .runtime import njit
 
 #: sha256 of jv_kernels.py, whose kernels the cached ones here compile in. Numba invalidates an on-disk
 #: cache only when the cached function's own file changes, so any change to jv_kernels.py must change
 #: this line too (tests/solvers/test_jv_kernels.py checks it).
-JV_KERNELS_SHA256 = "a0c7b491825c366ccd028a3df93bfe9173bb7bddb38652b1a00ed743d0a5f021"
+JV_KERNELS_SHA256 = "a91e603f3a593e2c38b9f58367406472472d7137e2ce9663804fa8ec2f39d198"
 
 __all__ = ["shared_rows_kernel"]
 

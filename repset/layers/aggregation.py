@@ -3,7 +3,7 @@ on ragged input (the elements of all sets stacked, ``x`` of shape ``(total, d)``
 input.
 
     from repset.layers.aggregation import RepSetAggregation
-    aggr = RepSetAggregation(64, n_hidden_sets=20, hidden_set_size=10, solver="numba")
+    aggr = RepSetAggregation(64, 20, hidden_set_size=10, solver="numba")   # in_channels, out_channels (= m)
     out = aggr(node_features, batch)            # (num_graphs, 20), as torch_geometric.nn.aggr.SumAggregation
 
 The sets are taken in groups of similar size (:func:`size_groups`), each group gathered from the stacked
@@ -12,9 +12,12 @@ one size share a call), and run through the layer itself: its kernels, its grad 
 gradients equal to the padded layer's on the whole batch, at a fraction of the work where sizes vary
 (a batch of 64 REDDIT-BINARY graphs padded to its largest is about 80 % padding). When ``torch_geometric`` is
 installed the classes are :class:`torch_geometric.nn.aggr.Aggregation` subclasses: a drop-in wherever
-PyG takes an aggregation module.
+PyG takes an aggregation module. ``index`` must be integers in ``[0, dim_size)``; a set with no element
+(an empty graph) raises ValueError, as an empty set does in the padded layer.
 """
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import torch
 
@@ -51,7 +54,9 @@ def size_groups(sizes: torch.Tensor, max_padding: float = 0.25) -> list[torch.Te
 class HiddenSetAggregation(_Base):
     """A hidden-set layer (``layer``: :class:`RepSet` or :class:`ApproxRepSet`) on ragged sets:
     ``forward(x, index=None, ptr=None, dim_size=None, dim=-2) -> (dim_size, m)``. ``index`` (total,)
-    names each element's set (need not be sorted); ``ptr`` (B + 1,) gives sorted sets' boundaries."""
+    names each element's set (integers in ``[0, dim_size)``, need not be sorted); ``ptr`` (B + 1,)
+    gives sorted sets' boundaries. Every set must have an element (ValueError otherwise, as the
+    padded layer's empty set); no set at all gives ``(0, m)``."""
 
     def __init__(self, layer: HiddenSetLayer, max_padding: float = 0.25) -> None:
         super().__init__()
@@ -60,6 +65,16 @@ class HiddenSetAggregation(_Base):
         if not 0 <= max_padding < 1:
             raise ValueError(f"max_padding must lie in [0, 1), got {max_padding}")
         self.layer, self.max_padding = layer, float(max_padding)
+
+    @property
+    def in_channels(self) -> int:
+        """The elements' feature size d."""
+        return self.layer.in_dim
+
+    @property
+    def out_channels(self) -> int:
+        """The output's feature size, one per hidden set (m)."""
+        return self.layer.n_hidden_sets
 
     def reset_parameters(self) -> None:
         self.layer.reset_parameters()
@@ -71,6 +86,9 @@ class HiddenSetAggregation(_Base):
         if x.shape[1] != self.layer.in_dim:
             raise ValueError(f"x has {x.shape[1]} features, the layer expects {self.layer.in_dim}")
         x, starts, sizes = _stacked(x, index, ptr, dim_size)
+        if len(sizes) and bool((sizes == 0).any()):
+            raise ValueError(f"empty sets are not allowed (sets {torch.nonzero(sizes == 0).flatten().tolist()[:10]} "
+                             "have no element), as in the padded layer")
         layer = self.layer
         x = torch.cat([x.to(layer.weight.dtype), x.new_zeros(1, x.shape[1], dtype=layer.weight.dtype)])  # row -1: 0
         out = x.new_zeros(len(sizes), layer.n_hidden_sets)
@@ -82,9 +100,15 @@ class HiddenSetAggregation(_Base):
             out = out.index_copy(0, group, layer(x[rows], lengths))
         return out
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.layer!r}, max_padding={self.max_padding})"
+
 
 def _stacked(x: torch.Tensor, index: torch.Tensor | None, ptr: torch.Tensor | None, dim_size: int | None):
     """``x`` sorted by set, each set's first row and size (B,) from ``index`` or ``ptr``."""
+    for name, tensor in (("index", index), ("ptr", ptr)):
+        if tensor is not None and (tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool):
+            raise TypeError(f"{name} must be an integer tensor, got {tensor.dtype}")
     if ptr is not None:
         ptr = ptr.to(device=x.device, dtype=torch.long)
         if ptr.dim() != 1 or len(ptr) < 1 or int(ptr[0]) != 0 or int(ptr[-1]) != len(x) or bool((ptr[1:] < ptr[:-1]).any()):
@@ -110,17 +134,37 @@ def _stacked(x: torch.Tensor, index: torch.Tensor | None, ptr: torch.Tensor | No
     return x, torch.cumsum(sizes, 0) - sizes, sizes
 
 
-class RepSetAggregation(HiddenSetAggregation):
-    """:class:`RepSet` as an aggregation: arguments as :class:`RepSet`'s, plus ``max_padding``."""
+class _NamedAggregation(HiddenSetAggregation):
+    """A hidden-set layer built from PyG-style arguments: ``in_channels`` (d), ``out_channels`` (m, the
+    number of hidden sets; ``n_hidden_sets=`` is accepted too), ``hidden_set_size`` and the layer's options."""
 
-    def __init__(self, in_channels: int, n_hidden_sets: int, hidden_set_size, max_padding: float = 0.25,
-                 **options) -> None:
-        super().__init__(RepSet(in_channels, n_hidden_sets, hidden_set_size, **options), max_padding)
+    layer_class: type[HiddenSetLayer]
+
+    def __init__(self, in_channels: int, out_channels: int | None = None,
+                 hidden_set_size: int | Sequence[int] | None = None, max_padding: float = 0.25, *,
+                 n_hidden_sets: int | None = None, **options) -> None:
+        if (out_channels is None) == (n_hidden_sets is None):
+            raise TypeError(f"{type(self).__name__} takes out_channels (the number of hidden sets) or "
+                            f"n_hidden_sets, exactly one, got {out_channels!r} and {n_hidden_sets!r}")
+        if hidden_set_size is None:
+            raise TypeError(f"{type(self).__name__} needs hidden_set_size")
+        m = out_channels if out_channels is not None else n_hidden_sets
+        super().__init__(self.layer_class(in_channels, m, hidden_set_size, **options), max_padding)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, {self.layer.options_repr()}, "
+                f"max_padding={self.max_padding})")
 
 
-class ApproxRepSetAggregation(HiddenSetAggregation):
-    """:class:`ApproxRepSet` as an aggregation: arguments as :class:`ApproxRepSet`'s, plus ``max_padding``."""
+class RepSetAggregation(_NamedAggregation):
+    """:class:`RepSet` as an aggregation: ``(in_channels, out_channels, hidden_set_size, max_padding,
+    **RepSet options)``, ``out_channels`` hidden sets."""
 
-    def __init__(self, in_channels: int, n_hidden_sets: int, hidden_set_size, max_padding: float = 0.25,
-                 **options) -> None:
-        super().__init__(ApproxRepSet(in_channels, n_hidden_sets, hidden_set_size, **options), max_padding)
+    layer_class = RepSet
+
+
+class ApproxRepSetAggregation(_NamedAggregation):
+    """:class:`ApproxRepSet` as an aggregation: ``(in_channels, out_channels, hidden_set_size, max_padding,
+    **ApproxRepSet options)``, ``out_channels`` hidden sets."""
+
+    layer_class = ApproxRepSet

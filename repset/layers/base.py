@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 import numpy as np
 import torch
 from torch import nn
 
 from ..sets import check_indexed_batch, check_set_batch
+from ..threads import kernel_threads
 from .matched_sum import GRAD_MODES, matched_sum
 
 NORMALIZATIONS = ("none", "input_size")
@@ -62,15 +64,36 @@ class HiddenSetLayer(nn.Module):
             raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
         self.in_dim, self.n_hidden_sets, self.normalize, self.grad_mode = in_dim, n_hidden_sets, normalize, grad_mode
         K = max(sizes)
+        self._sizes = tuple(sizes)                 # the constructor's: buffers and kernels read these
+        self._equal_sizes = len(set(sizes)) == 1   # no padding columns to mask
         self.register_buffer("hidden_sizes", torch.tensor(sizes, dtype=torch.long), persistent=True)
         self.register_buffer("hidden_mask", torch.arange(K)[None, :] < self.hidden_sizes[:, None], persistent=False)
-        self._equal_sizes = len(set(sizes)) == 1   # no padding columns to mask
         self.weight = nn.Parameter(torch.empty(in_dim, n_hidden_sets, K))
         self.reset_parameters()
 
+    def _rebuild_buffers(self) -> None:
+        """``hidden_sizes`` and ``hidden_mask`` anew from the constructor's sizes, on the weight's device:
+        after ``to_empty()`` (uninitialised memory), a build on the meta device, or a state dict loaded
+        with ``assign=True`` (which leaves the non-persistent mask where it was)."""
+        device = self.weight.device
+        sizes = torch.tensor(self._sizes, dtype=torch.long, device=device)
+        self.hidden_sizes = sizes
+        self.hidden_mask = torch.arange(self.weight.shape[2], device=device)[None, :] < sizes[:, None]
+
+    def _apply(self, fn, recurse: bool = True):
+        """Module moves and casts (``to``, ``to_empty``, ``cuda``, ...) as torch's, then the structure
+        buffers rebuilt (:meth:`_rebuild_buffers`): ``to_empty()`` leaves them uninitialised."""
+        out = super()._apply(fn, recurse)
+        if self.weight.device.type != "meta":
+            self._rebuild_buffers()
+        return out
+
     def reset_parameters(self) -> None:
         """Standard normal for ``init="normal"``, uniform in [-0.1, 0.1] for ``"small"``, else uniform in
-        [-1, 1] (the data-aware inits start there until :meth:`init_from_elements`); padding columns are zero."""
+        [-1, 1] (the data-aware inits start there until :meth:`init_from_elements`); padding columns are zero.
+        The structure buffers are rebuilt too, so ``to_empty()`` + ``reset_parameters()`` gives a working layer."""
+        if self.weight.device.type != "meta":
+            self._rebuild_buffers()
         with torch.no_grad():
             if self.init == "normal":
                 self.weight.normal_()
@@ -84,16 +107,19 @@ class HiddenSetLayer(nn.Module):
                               missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str]) -> None:
         """Refuse (nothing of this layer loaded, an error for ``load_state_dict``, strict or not) a state
         whose ``hidden_sizes`` differ from this layer's: the padding mask and the equal-size flag are the
-        constructor's, so a layer's hidden-set sizes are fixed when it is built."""
+        constructor's, so a layer's hidden-set sizes are fixed when it is built. Compared with the
+        constructor's sizes, so a layer after ``to_empty()`` or built on the meta device loads too
+        (``assign=True`` included: the buffers are rebuilt on the loaded weight's device)."""
         key = prefix + "hidden_sizes"
-        if key in state_dict:
-            theirs, ours = torch.as_tensor(state_dict[key]).tolist(), self.hidden_sizes.tolist()
-            if theirs != ours:
-                error_msgs.append(f"{key}: the state's hidden-set sizes {theirs} differ from this layer's {ours}; "
-                                  f"build the layer with hidden_set_size={theirs} to load it")
-                return
+        theirs = state_dict.get(key)
+        if isinstance(theirs, torch.Tensor) and not theirs.is_meta and theirs.tolist() != list(self._sizes):
+            error_msgs.append(f"{key}: the state's hidden-set sizes {theirs.tolist()} differ from this layer's "
+                              f"{list(self._sizes)}; build the layer with hidden_set_size={theirs.tolist()} to load it")
+            return
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
+        if self.weight.device.type != "meta":
+            self._rebuild_buffers()
 
     @property
     def needs_data_init(self) -> bool:
@@ -161,7 +187,7 @@ class HiddenSetLayer(nn.Module):
         tensor per call pays for its pages on first touch: 2.3x the matmul's own time for REDDIT-BINARY's
         calls at m = 100, |Y| = 50 (26,500 x 5,000 floats). The values are the same matmul's. One forward at
         a time per layer (concurrent calls from several threads would share the scratch)."""
-        W = self.weight.reshape(self.in_dim, -1)
+        W = self._compute_weight().reshape(self.in_dim, -1)
         if not (reuse and E.device.type == "cpu" and W.device.type == "cpu" and E.dtype == W.dtype
                 and not torch.is_grad_enabled()):
             return (E @ W).view(len(E), *self.weight.shape[1:])
@@ -194,29 +220,53 @@ class HiddenSetLayer(nn.Module):
 
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None,
                 element_ids: torch.Tensor | None = None) -> torch.Tensor:
-        """Set representation ``x`` of shape ``(B, m)``.
+        """Set representation ``x`` of shape ``(B, m)``, in the parameters' dtype.
 
         Sets come padded, ``V`` (B, N, d) with ``lengths`` (B,), or, with ``element_ids`` (B, N), as
         their distinct elements ``V`` (U, d): element i of set b is ``V[element_ids[b, i]]`` for
         ``i < lengths[b]``. The second form computes each distinct element's edge weights once per
         batch (sets drawn from one vocabulary share most of them); values and gradients are the same.
+        Dtypes and autocast: :func:`compute_dtype`. Numba kernels run on torch's thread count
+        (:mod:`repset.threads`).
         """
-        if element_ids is None:
-            V, lengths = check_set_batch(V, lengths, self.in_dim, self.weight.dtype)
-            B, N, d = V.shape
-            E, index = V.reshape(B * N, d), torch.arange(B * N, device=V.device).view(B, N)
-        else:
-            index, lengths = check_indexed_batch(V, element_ids, lengths, self.in_dim, self.weight.dtype)
-            E = V
-        if not torch.isfinite(self.weight.detach().sum()):
-            raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
-        with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
-            G = self._products(E, reuse=True)   # read within this call only: F is never kept for backward
-        self._check_products(E, G)
-        x = self.set_values(E, G, index, lengths)
-        if self.normalize == "input_size":
-            x = x / lengths[:, None].to(x.dtype)
-        return x
+        if torch.jit.is_tracing():
+            raise RuntimeError(f"{type(self).__name__} cannot be traced by torch.jit.trace: its pairs are chosen "
+                               "outside torch's operators, so a trace would replay this input's pairs on every "
+                               "input (silently wrong values). Run it eagerly or under torch.compile.")
+        dtype = self.weight.dtype
+        compute = compute_dtype(dtype, type(self).__name__)
+        device = V.device.type
+        if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device) and V.is_floating_point():
+            V = V.to(dtype)   # autocast: the layer runs in its parameters' dtype, as torch's float32 ops do
+        with _autocast_off(device), kernel_threads():
+            if element_ids is None:
+                V, lengths = check_set_batch(V, lengths, self.in_dim, dtype)
+                B, N, d = V.shape
+                E, index = V.reshape(B * N, d), torch.arange(B * N, device=V.device).view(B, N)
+            else:
+                index, lengths = check_indexed_batch(V, element_ids, lengths, self.in_dim, dtype)
+                E = V
+            if not torch.isfinite(self.weight.detach().sum(dtype=compute)):
+                raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
+            E = E.to(compute)
+            with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
+                G = self._products(E, reuse=True)   # read within this call only: F is never kept for backward
+            self._check_products(E, G)
+            x = self.set_values(E, G, index, lengths)
+            if self.normalize == "input_size":
+                x = x / lengths[:, None].to(x.dtype)
+        if compute == dtype:
+            return x
+        out = x.to(dtype)
+        if not torch.isfinite(out.detach()).all():
+            raise ValueError(f"{type(self).__name__}: set values up to {float(x.detach().abs().max()):.4g} overflow "
+                             f"{dtype}; use float32 parameters or normalize='input_size'")
+        return out
+
+    def _compute_weight(self) -> torch.Tensor:
+        """The hidden sets in the dtype the layer computes in (:func:`compute_dtype`), with their gradient."""
+        compute = compute_dtype(self.weight.dtype, type(self).__name__)
+        return self.weight if self.weight.dtype == compute else self.weight.to(compute)
 
     def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """``x`` (B, m) with its gradient, from element rows ``E`` (R, d), their products ``G = E H``
@@ -225,7 +275,7 @@ class HiddenSetLayer(nn.Module):
         F = self._edge_rows(E, G)
         with torch.no_grad():
             rows, cols = self.select_pairs(F.detach(), index, lengths)
-        return matched_sum(E, self.weight, F, index, rows, cols, self.grad_mode)
+        return matched_sum(E, self._compute_weight(), F, index, rows, cols, self.grad_mode)
 
     def _check_products(self, E: torch.Tensor, G: torch.Tensor) -> None:
         """ValueError when ``E H`` overflowed (inf, or inf - inf = NaN). Only where it can: a dot product of
@@ -245,12 +295,39 @@ class HiddenSetLayer(nn.Module):
         """
         raise NotImplementedError
 
+    def options_repr(self) -> str:
+        """The constructor's arguments after ``in_dim`` and ``n_hidden_sets``, as ``name=value`` pairs."""
+        sizes = self._sizes[0] if self._equal_sizes else list(self._sizes)
+        return (f"hidden_set_size={sizes}, normalize={self.normalize!r}, grad_mode={self.grad_mode!r}, "
+                f"init={self.init!r}")
+
     def extra_repr(self) -> str:
-        return (f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, "
-                f"hidden_set_size={self.hidden_sizes.tolist()}, normalize={self.normalize!r}, "
-                f"grad_mode={self.grad_mode!r}, init={self.init!r}")
+        return f"in_dim={self.in_dim}, n_hidden_sets={self.n_hidden_sets}, {self.options_repr()}"
 
 
 def _is_int(value) -> bool:
     """An integer (Python or NumPy), not a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+#: parameter dtypes the layers compute in as they are; float16 and bfloat16 layers compute in float32
+NATIVE_DTYPES = (torch.float32, torch.float64)
+HALF_DTYPES = (torch.float16, torch.bfloat16)
+
+
+def compute_dtype(dtype: torch.dtype, layer: str = "the layer") -> torch.dtype:
+    """The dtype a layer with parameters of ``dtype`` computes in: float32 and float64 as they are,
+    float16 and bfloat16 in float32 (the matching and its sums; the result is cast back); any other
+    dtype raises TypeError listing these. Under ``torch.autocast`` a layer casts its input to its
+    parameters' dtype and computes there (autocast is off inside), as torch's float32 operators do."""
+    if dtype in NATIVE_DTYPES:
+        return dtype
+    if dtype in HALF_DTYPES:
+        return torch.float32
+    raise TypeError(f"{layer} supports parameters of dtype float32 or float64, and float16 or bfloat16 "
+                    f"(computed in float32); got {dtype}")
+
+
+def _autocast_off(device: str):
+    """Autocast disabled for ``device`` where torch has autocast for it."""
+    return torch.autocast(device, enabled=False) if torch.amp.is_autocast_available(device) else nullcontext()

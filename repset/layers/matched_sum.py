@@ -11,13 +11,15 @@ gradient, in one of two ways:
 
 - ``"sparse"`` (:class:`PairGradient`): the backward adds ``g * h`` to the set positions' gradients
   and ``g * e`` to the columns of the H gradient for the active pairs: O(pairs x d) work, F is not
-  kept (Numba kernels on CPU, gather + index_add elsewhere).
+  kept (Numba kernels on CPU, gather + index_add elsewhere and for a double backward).
 - ``"dense"``: autograd through an index of a grad-enabled F: the backward builds a dense
   ``(R, m, K)`` gradient and runs two matmuls as large as the forward one.
 """
 from __future__ import annotations
 
 import torch
+
+from ..threads import kernel_threads
 
 GRAD_MODES = ("sparse", "dense")
 
@@ -41,12 +43,17 @@ def pair_values(F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor,
     """``(x (B, m), active_rows (B, m, S))``: sums of ``F`` (R, m, K, detached, >= 0) over the pairs
     ``rows``/``cols`` (-1 = none), and ``rows`` where the pair's weight is > 0 (else -1)."""
     if F.device.type == "cpu":   # one Numba pass: sums and active pairs, no (B, m, S) temporaries
-        from .pair_grad import gather_pairs
-
-        x, active_rows = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
-        return torch.from_numpy(x), torch.from_numpy(active_rows)
+        return _cpu_pair_values(F, index, rows, cols)
     picked = _picked(F, index, rows, cols)
     return picked.sum(-1), torch.where(picked > 0, rows, -1)
+
+
+@torch.compiler.disable   # NumPy and Numba: torch.compile runs it eagerly (a graph break)
+def _cpu_pair_values(F, index, rows, cols):
+    from .pair_grad import gather_pairs
+
+    x, active_rows = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
+    return torch.from_numpy(x), torch.from_numpy(active_rows)
 
 
 class PairGradient(torch.autograd.Function):
@@ -62,7 +69,10 @@ class PairGradient(torch.autograd.Function):
     def backward(ctx, grad):
         E, W, index, rows, cols = ctx.saved_tensors
         need_E, need_W = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        backward = _cpu_backward if E.device.type == "cpu" else _torch_backward
+        # create_graph (double backward): torch's gather + index_add, differentiable in E, W and grad;
+        # the pairs stay fixed, so the gradient is bilinear in (E or W, grad) and its own gradient exact
+        graph = torch.is_grad_enabled() and (grad.requires_grad or E.requires_grad or W.requires_grad)
+        backward = _cpu_backward if E.device.type == "cpu" and not graph else _torch_backward
         grad_positions, grad_W = backward(E, W, index, rows, cols, grad.contiguous(), need_E, need_W)
         grad_E = None
         if need_E:   # each set position's gradient goes to the table row it came from
@@ -70,14 +80,16 @@ class PairGradient(torch.autograd.Function):
         return grad_E, grad_W, None, None, None, None
 
 
+@torch.compiler.disable
 def _cpu_backward(E, W, index, rows, cols, grad, need_E, need_W):
     """Numba kernels, parallel and without (pairs, d) temporaries; ``rows`` -1 = inactive pair."""
     from .pair_grad import pair_gradients
 
     hidden = W.detach().permute(1, 2, 0).contiguous()                               # (m, K, d)
-    grad_positions, grad_hidden = pair_gradients(
-        E.detach().contiguous().numpy(), index.contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
-        cols.contiguous().numpy(), grad.numpy(), need_E, need_W)
+    with kernel_threads():
+        grad_positions, grad_hidden = pair_gradients(
+            E.detach().contiguous().numpy(), index.contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
+            cols.contiguous().numpy(), grad.detach().numpy(), need_E, need_W)
     return (torch.from_numpy(grad_positions) if need_E else None,
             torch.from_numpy(grad_hidden).permute(2, 0, 1).contiguous() if need_W else None)  # W's layout
 

@@ -8,16 +8,15 @@ Forward: one pass gathers the pair weights, sums them and marks pairs on zero we
 Backward, for active pairs ``(b, k, s) -> (row r, column c)`` with coefficient ``g[b, k]``:
 ``grad_V[b, r] += coeff * H[k, c]`` and ``grad_H[k, c] += coeff * V[b, r]``. Parallel over b for
 ``grad_V`` and over ranges of k for ``grad_H``, so no two threads write the same row; O(pairs x d) work and
-no (pairs, d) temporaries. Torch's ``index_add_`` does the same on other devices.
+no (pairs, d) temporaries. Torch's ``index_add_`` does the same on other devices. Every kernel runs through
+:func:`solvers.runtime.run`: the thread count of the calling layer (torch's), the cache outside the source tree.
 """
 from __future__ import annotations
 
-from repset.threads import passive_numba_pool
+import numpy as np
+from numba import prange
 
-with passive_numba_pool():   # Numba's pool starts passive, whatever the import order (repset.threads)
-    import numba
-    import numpy as np
-    from numba import njit, prange
+from solvers.runtime import current_threads, njit, run
 
 
 @njit(parallel=True, cache=True)
@@ -45,7 +44,7 @@ def gather_pairs(F: np.ndarray, index: np.ndarray, rows: np.ndarray, cols: np.nd
     B, m, S = rows.shape
     x = np.empty((B, m), dtype=np.float64)
     active_rows = np.empty((B, m, S), dtype=np.int64)
-    _gather_pairs(F, index, rows, cols, x, active_rows)
+    run(_gather_pairs, F, index, rows, cols, x, active_rows)
     return x.astype(F.dtype, copy=False), active_rows
 
 
@@ -101,10 +100,10 @@ def pair_gradients(E: np.ndarray, index: np.ndarray, hidden: np.ndarray, rows: n
     grad_positions = grad_hidden = None
     if need_inputs:
         grad_positions = np.zeros(index.shape + (E.shape[1],), dtype=E.dtype)
-        _grad_inputs(hidden, rows, cols, grad, grad_positions)
+        run(_grad_inputs, hidden, rows, cols, grad, grad_positions)
     if need_hidden:
         grad_hidden = np.zeros(hidden.shape, dtype=hidden.dtype)
-        _grad_hidden(E, index, rows, cols, grad, grad_hidden, min(numba.get_num_threads(), hidden.shape[0]))
+        run(_grad_hidden, E, index, rows, cols, grad, grad_hidden, min(current_threads(), hidden.shape[0]))
     return grad_positions, grad_hidden
 
 
@@ -173,5 +172,5 @@ def approx_pairs(G: np.ndarray, index: np.ndarray, lengths: np.ndarray, sizes: n
     rows = np.full((B, m, S), -1, dtype=np.int64)
     cols = np.full((B, m, S), -1, dtype=np.int64)
     x = np.empty((B, m), dtype=np.float64)
-    _approx_pairs(G, index, lengths.astype(np.int64), sizes.astype(np.int64), paper, rows, cols, x)
+    run(_approx_pairs, G, index, lengths.astype(np.int64), sizes.astype(np.int64), paper, rows, cols, x)
     return x.astype(G.dtype, copy=False), rows, cols

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib.util import find_spec
 
+import numpy as np
 import torch
 
 from solvers import MatchingSolver, get_solver
 
-from ..threads import passive_numba_pool
 from .base import HiddenSetLayer
 
 #: the layer's default solver: the fast exact one where Numba is installed, scipy's (same values) otherwise
@@ -32,8 +32,7 @@ class RepSet(HiddenSetLayer):
                  solver: str | MatchingSolver = DEFAULT_SOLVER, normalize: str = "none",
                  grad_mode: str = "sparse", init: str = "uniform") -> None:
         super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
-        with passive_numba_pool():   # a Numba solver starts the pool passive, whatever the import order
-            self.solver = get_solver(solver)
+        self.solver = get_solver(solver)   # loads nothing of Numba: its kernels load on the first forward
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         if not torch.isfinite(F.sum()):   # F = ReLU(V H) >= 0: only an overflow can make it non-finite
@@ -43,10 +42,17 @@ class RepSet(HiddenSetLayer):
             result = self.solver.solve_indexed_tensors(F, index, lengths[:, None], self.hidden_sizes[None, :],
                                                        check_values=False)
             return result.pairs()
-        result = self.solver.solve_indexed(F.cpu().numpy(), index.cpu().numpy(), lengths.cpu().numpy()[:, None],
-                                           self.hidden_sizes.cpu().numpy()[None, :], check_values=False)
-        rows, cols = result.pairs()
-        return (torch.from_numpy(rows).to(F.device, torch.long), torch.from_numpy(cols).to(F.device, torch.long))
+        rows, cols = self._host_pairs(F.cpu(), index.cpu(), lengths.cpu())
+        return rows.to(F.device, torch.long), cols.to(F.device, torch.long)
 
-    def extra_repr(self) -> str:
-        return super().extra_repr() + f", solver={self.solver.name!r}"
+    @torch.compiler.disable   # NumPy and the solver's kernels: torch.compile runs it eagerly (a graph break)
+    def _host_pairs(self, F: torch.Tensor, index: torch.Tensor,
+                    lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The matched ``(rows, cols)`` (B, m, S) int32 of the CPU tensors by the solver, through NumPy."""
+        result = self.solver.solve_indexed(F.numpy(), index.numpy(), lengths.numpy()[:, None],
+                                           np.asarray(self._sizes, dtype=np.int64)[None, :], check_values=False)
+        rows, cols = result.pairs()
+        return torch.from_numpy(rows), torch.from_numpy(cols)
+
+    def options_repr(self) -> str:
+        return super().options_repr() + f", solver={self.solver.name!r}"

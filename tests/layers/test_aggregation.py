@@ -38,7 +38,7 @@ def test_values_and_gradients_equal_the_padded_layer(cls, options, max_padding):
     torch.testing.assert_close(x.grad, torch.cat([grad_V[i, :len(s)] for i, s in enumerate(sets)]))
 
 
-def test_ptr_unsorted_index_and_empty_sets():
+def test_ptr_and_unsorted_index():
     sets, x, index = ragged(1)
     torch.manual_seed(0)
     aggr = RepSetAggregation(6, 3, 2, solver="numba").double()
@@ -47,10 +47,57 @@ def test_ptr_unsorted_index_and_empty_sets():
     torch.testing.assert_close(aggr(x, ptr=ptr), reference)
     perm = torch.randperm(len(x), generator=torch.Generator().manual_seed(3))
     torch.testing.assert_close(aggr(x[perm], index[perm]), reference)
-    shifted = aggr(x, index * 2, dim_size=17)                  # odd sets and 16 hold no element
-    assert shifted.shape == (17, 3) and shifted[1::2].abs().sum() == 0
-    torch.testing.assert_close(shifted[0:16:2], reference)
-    torch.testing.assert_close(aggr(x[:0], index[:0], dim_size=2), torch.zeros(2, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("cls", [RepSetAggregation, ApproxRepSetAggregation])
+def test_an_empty_graph_raises_as_the_padded_layers_empty_set(cls):
+    """A set without elements is refused as the padded layer refuses an empty set; no set at all is (0, m)."""
+    sets, x, index = ragged(1)
+    aggr = cls(6, 3, 2).double()
+    with pytest.raises(ValueError, match="empty sets are not allowed"):
+        aggr.layer(*pad_sets([sets[0], sets[0][:0]]))
+    with pytest.raises(ValueError, match=r"empty sets are not allowed \(sets \[1, 3, 5"):
+        aggr(x, index * 2, dim_size=17)                       # odd sets and 16 hold no element
+    with pytest.raises(ValueError, match="empty sets are not allowed"):
+        aggr(x, ptr=torch.tensor([0, 0, len(x)]))
+    with pytest.raises(ValueError, match="empty sets are not allowed"):
+        aggr(x[:0], index[:0], dim_size=2)
+    assert aggr(x[:0], index[:0]).shape == (0, 3)
+
+
+@pytest.mark.parametrize("bad", [torch.tensor([0.0, 0.0, 1.0]), torch.tensor([0.0, 0.5, 1.0]),
+                                 torch.tensor([True, False, True])], ids=["float", "fractional", "bool"])
+def test_a_non_integer_batch_is_refused(bad):
+    aggr = RepSetAggregation(6, 3, 2)
+    x = torch.randn(3, 6)
+    with pytest.raises(TypeError, match="index must be an integer tensor"):
+        aggr(x, bad)
+    with pytest.raises(TypeError, match="ptr must be an integer tensor"):
+        aggr(x, ptr=torch.tensor([0.0, 1.0, 3.0]))
+
+
+def test_an_out_of_range_batch_is_refused():
+    aggr = RepSetAggregation(6, 3, 2)
+    x = torch.randn(3, 6)
+    with pytest.raises(ValueError, match="dim_size 2 is smaller|invalid 'dim_size'"):
+        aggr(x, torch.tensor([0, 1, 2]), dim_size=2)
+    with pytest.raises(ValueError, match="nonnegative"):
+        aggr(x, torch.tensor([0, -1, 1]))
+
+
+def test_pyg_naming_and_repr():
+    """PyG's names (in_channels, out_channels) and a repr with every option, as PyG's own aggregations."""
+    aggr = RepSetAggregation(6, 4, hidden_set_size=3, solver="scipy", normalize="input_size")
+    assert (aggr.in_channels, aggr.out_channels) == (6, 4)
+    assert repr(aggr) == ("RepSetAggregation(6, 4, hidden_set_size=3, normalize='input_size', grad_mode='sparse', "
+                          "init='uniform', solver='scipy', max_padding=0.25)")
+    approx = ApproxRepSetAggregation(6, n_hidden_sets=2, hidden_set_size=[3, 1], form="official")
+    assert approx.out_channels == 2 and "hidden_set_size=[3, 1]" in repr(approx) and "form='official'" in repr(approx)
+    assert repr(HiddenSetAggregation(approx.layer, 0.5)).startswith("HiddenSetAggregation(ApproxRepSet(in_dim=6,")
+    with pytest.raises(TypeError, match="out_channels .* or n_hidden_sets, exactly one"):
+        RepSetAggregation(6, 4, 3, n_hidden_sets=4)
+    with pytest.raises(TypeError, match="needs hidden_set_size"):
+        RepSetAggregation(6, 4)
 
 
 def test_arguments_are_checked():

@@ -221,3 +221,123 @@ def test_reused_products_give_the_fresh_values_and_gradients(cls, grad_mode, mon
     want = run(fresh, small, lengths_small)
     for a, b, c in zip(first, again, want):
         assert torch.equal(a, b) and torch.equal(a, c)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_meta_build_to_empty_and_reset_parameters_gives_a_working_layer(cls):
+    """The meta-device pattern: ApproxRepSet's kernel read garbage sizes (a segfault), RepSet's solver
+    refused column lengths in the billions."""
+    with torch.device("meta"):
+        layer = cls(4, 3, [2, 3, 2])
+    layer.to_empty(device="cpu")
+    assert layer.hidden_sizes.tolist() == [2, 3, 2] and layer.hidden_mask.sum(1).tolist() == [2, 3, 2]
+    V, built = torch.randn(2, 5, 4), cls(4, 3, [2, 3, 2])
+    with torch.no_grad():                                       # weights set by hand, no reset: the sizes hold
+        layer.weight.fill_(0.5)
+        built.weight.fill_(0.5)
+    torch.testing.assert_close(layer(V), built(V))
+    layer.reset_parameters()
+    assert layer.weight[:, [0, 2], 2].abs().sum() == 0          # padding columns zero again
+    x = layer(V)
+    assert x.shape == (2, 3) and torch.isfinite(x).all()
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+@pytest.mark.parametrize("assign", [False, True])
+def test_a_state_dict_loads_after_to_empty_and_with_assign(cls, assign):
+    torch.manual_seed(0)
+    source, V = cls(4, 3, [2, 3, 2]), torch.randn(2, 5, 4)
+    with torch.device("meta"):
+        layer = cls(4, 3, [2, 3, 2])
+    if not assign:
+        layer.to_empty(device="cpu")                            # garbage in hidden_sizes before the load
+    layer.load_state_dict(source.state_dict(), assign=assign)
+    assert layer.hidden_mask.device.type == "cpu" and layer.hidden_sizes.tolist() == [2, 3, 2]
+    assert torch.equal(layer(V), source(V))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_layers_match_in_float32_and_return_their_dtype(cls, dtype):
+    torch.manual_seed(0)
+    reference = cls(4, 3, [2, 3, 2])
+    half = cls(4, 3, [2, 3, 2])
+    half.load_state_dict(reference.state_dict())
+    half = half.to(dtype)
+    V = torch.randn(3, 5, 4).to(dtype).requires_grad_()
+    x = half(V, torch.tensor([5, 2, 4]))
+    x.float().pow(2).sum().backward()
+    assert x.dtype == dtype and V.grad.dtype == dtype and half.weight.grad.dtype == dtype
+    # the same values as float32 on the rounded inputs, up to the output's rounding
+    expected = cls(4, 3, [2, 3, 2])
+    expected.load_state_dict({"weight": half.weight.detach().float()}, strict=False)
+    want = expected(V.detach().float(), torch.tensor([5, 2, 4]))
+    torch.testing.assert_close(x.float(), want, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_an_unsupported_dtype_is_one_error_listing_the_supported(cls):
+    layer = cls(4, 3, 2).to(torch.float8_e4m3fn)
+    with pytest.raises(TypeError, match="supports parameters of dtype float32 or float64, and float16 or bfloat16"):
+        layer(torch.randn(2, 5, 4).to(torch.float8_e4m3fn))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_under_autocast_the_layer_computes_and_returns_its_parameters_dtype(cls):
+    torch.manual_seed(0)
+    layer, linear, V = cls(4, 3, 2), torch.nn.Linear(4, 4), torch.randn(2, 5, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        hidden = linear(V)                                      # bfloat16 under autocast
+        x = layer(hidden)
+    assert hidden.dtype == torch.bfloat16 and x.dtype == torch.float32
+    torch.testing.assert_close(x, layer(hidden.float()))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_jit_trace_is_refused_rather_than_silently_wrong(cls):
+    with pytest.raises(RuntimeError, match="cannot be traced by torch.jit.trace"):
+        torch.jit.trace(cls(4, 3, 2), torch.randn(2, 5, 4))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_double_backward_of_the_sparse_gradient_is_the_dense_ones(cls):
+    """create_graph=True through the sparse backward: was a gradient without a graph (an error, or a
+    term silently dropped beside others); now the dense mode's second derivatives."""
+    torch.manual_seed(0)
+    V = torch.randn(3, 5, 4, dtype=torch.float64)
+    lengths = torch.tensor([5, 2, 4])
+    results = []
+    for grad_mode in ("sparse", "dense"):
+        torch.manual_seed(1)
+        layer = cls(4, 3, [2, 3, 2], grad_mode=grad_mode).double()
+        V_ = V.clone().requires_grad_()
+        gV, = torch.autograd.grad(layer(V_, lengths).pow(2).sum(), V_, create_graph=True)
+        penalty = gV.pow(2).sum() + layer.weight.sum()
+        results.append(torch.autograd.grad(penalty, (V_, layer.weight)))
+    for sparse, dense in zip(*results):
+        torch.testing.assert_close(sparse, dense)
+    layer = cls(4, 2, 2).double()
+    W = layer.weight.detach().clone().requires_grad_()
+    V_ = V.clone().requires_grad_()
+    assert torch.autograd.gradgradcheck(lambda V, W: torch.func.functional_call(layer, {"weight": W}, (V, lengths)),
+                                        (V_, W))
+
+
+@pytest.mark.parametrize("cls", LAYERS)
+def test_torch_compile_gives_eagers_values_and_gradients(cls):
+    """Dynamo runs the NumPy / Numba steps eagerly (graph breaks) and everything else compiled; a new input
+    of the compiled shape gets its own pairs. (The ``eager`` backend: Dynamo's tracing, without codegen.)"""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(cls(4, 3, [2, 3, 2]), torch.nn.Linear(3, 2))
+    compiled = torch.compile(model, backend="eager")
+    for seed in (1, 2):
+        V = torch.randn(3, 5, 4, generator=torch.Generator().manual_seed(seed))
+        model.zero_grad()
+        compiled(V).pow(2).sum().backward()
+        got = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        want = model(V)
+        want.pow(2).sum().backward()
+        torch.testing.assert_close(compiled(V), want)
+        for a, b in zip(got, (p.grad for p in model.parameters())):
+            torch.testing.assert_close(a, b)
