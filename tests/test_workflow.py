@@ -102,9 +102,48 @@ def test_a_packed_record_that_exists_is_found_done_and_a_missing_one_is_packed(t
     ("train: {lr: .nan}", "config key 'train.lr': nan is not a finite number"),
     ("datasets: {text: [bbcsport, twitter, TWITTER]}", "config key 'datasets.text': lists twitter twice"),
     ("train_packs: {datasets: [MUTAGG]}", "config key 'train_packs.datasets': unknown dataset 'MUTAGG'"),
+    ("models: {mine: {layer: 'examples/sum_pool.py:SumPol', options: {}, grid: {}}}",
+     "config key 'models.mine.layer': layer 'examples/sum_pool.py:SumPol': examples/sum_pool.py has no attribute"),
 ])
 def test_a_value_the_schema_lets_through_is_refused_before_any_job(tmp_path, overlay, message):
     (tmp_path / "bad.yaml").write_text(overlay + "\n")
     out = snakemake("-n", "results/runs/bbcsport/repset/k5-m10/split0_seed0.json", "--configfile", "quick.yaml",
                     str(tmp_path / "bad.yaml"))
     assert out.returncode != 0 and message in out.stdout + out.stderr, out.stderr[-2000:]
+
+
+def test_with_the_record_restored_only_the_new_model_trains(tmp_path):
+    """MUTAG's full protocol with its 2,900 recorded runs in place (as `record restore` leaves them, written after
+    the store they were trained on) and examples/sum_pool.yaml added: the plan trains sum_pool's 200 runs (2 grid
+    points x 100 folds, in packs) and nothing else, then pairs them with the record's."""
+    import json
+    import os
+
+    from repset.pipeline.pack import load_config
+    from repset.protocol.jobs import runs
+
+    shutil.copy(ROOT / "config.yaml", tmp_path)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    config = load_config(ROOT / "config.yaml", [ROOT / "examples" / "mutag.yaml"])
+    for age, path in enumerate(["data/raw/MUTAG.sources.json", "data/embed/MUTAG.struc2vec.npy",
+                                "data/sets/MUTAG.struc2vec.npz", "data/sets/MUTAG.struc2vec.json"]):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+        os.utime(tmp_path / path, (1e9 + age, 1e9 + age))     # built in order, long before the records
+    recorded = runs(config, ["MUTAG"])
+    for run in recorded:
+        (tmp_path / run.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / run.path).write_text(json.dumps({"layer": config["models"][run.model]["layer"]}))
+    assert len(recorded) == 2900
+    # the code and software-env triggers read the metadata a real build of the store leaves; these files have none
+    out = snakemake("--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n",
+                    "--cores", "1", "--rerun-triggers", "mtime", "input", "params", "--configfile",
+                    "examples/mutag.yaml", "examples/sum_pool.yaml", "--", "results/tables/standing.md")
+    assert out.returncode == 0, out.stderr[-2000:]
+    stats = out.stdout.split("Job stats:")[1].split("total")[0]
+    jobs = dict(line.split() for line in stats.splitlines()[3:] if line.strip())
+    assert jobs == {**{f"train_pack_MUTAG_sum_pool_seed0_grid{i}": "1" for i in range(4)}, "aggregate": "1",
+                    "standing": "1"}
+    planned = {p for block in out.stdout.split("rule train_pack_")[1:] for p in
+               block.split("output: ")[1].split("\n")[0].split(", ")}
+    assert len(planned) == 200 and all(p.startswith("results/runs/MUTAG/sum_pool/") for p in planned)

@@ -8,6 +8,7 @@ checked here too."""
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import os
 import re
@@ -17,14 +18,17 @@ from pathlib import Path
 import solvers
 from repset.protocol.plan import dataset_of_kind
 
-__all__ = ["check_config", "check_device", "check_names_and_numbers", "check_unique", "canonical_dataset",
-           "SAFE_NAME"]
+__all__ = ["check_config", "check_device", "check_names_and_numbers", "check_recorded_layers", "check_unique",
+           "canonical_dataset", "reserved_models", "SAFE_NAME"]
 
 
-def check_config(config: dict, schema: str | os.PathLike | dict | None = None) -> dict:
+def check_config(config: dict, schema: str | os.PathLike | dict | None = None,
+                 records: str | os.PathLike | None = None) -> dict:
     """Raise ValueError naming the key when a value is not usable; return ``config`` unchanged. ``schema``
     (a path or the loaded schema: the workflow's, which the Snakefile passes) says which keys are integers: 5.0
-    there is refused, as JSON Schema's ``integer`` accepts it (None: only the schema-free checks)."""
+    there is refused, as JSON Schema's ``integer`` accepts it (None: only the schema-free checks). ``records``
+    (the folder of run records, ``results/runs``, which the Snakefile passes): a model whose records there name
+    another layer is refused (None: not checked)."""
     check_names_and_numbers(config, schema)
     _check_solver("solver", config["solver"])
     if "datasets" in config:
@@ -32,6 +36,8 @@ def check_config(config: dict, schema: str | os.PathLike | dict | None = None) -
 
         check_protocol(config)
         _check_models(config)
+        if records is not None:
+            check_recorded_layers(config, records)
         _check_dataset_lists(config)
         _check_train_packs(config)
         _check_protocol_overrides(config)
@@ -72,23 +78,66 @@ def _check_models(config: dict) -> None:
     """Build every grid point's layer once (in_dim 2): a misspelled option or grid key, a value the layer
     refuses (``n_hidden_sets: [0]``) or a grid that leaves a required option unset is named here, under
     ``options`` or ``grid`` by which of them holds the value at fault (:func:`_blamed_part`). A grid point's id
-    is a folder of ``results/runs/<dataset>/<model>/``: one that is not (a value with ``/``) is refused."""
+    is a folder of ``results/runs/<dataset>/<model>/``: one that is not (a value with ``/``) is refused. A layer
+    from outside the package (:func:`repset.training.external.check_layer`) is held to the layer contract at every
+    point, under ``layer``, and its model may not take a name of the package's models (:func:`reserved_models`)."""
     from repset.protocol.plan import layer_options
     from repset.training import build_layer
+    from repset.training.external import LayerContractError, check_layer, is_registered
 
     for model, spec in config["models"].items():
+        external = not is_registered(spec["layer"])
+        if external and model in reserved_models():
+            raise ValueError(f"config key 'models.{model}': {model!r} is a model of the package and of the record "
+                             f"(reserved: {', '.join(sorted(reserved_models()))}); a layer from outside the package "
+                             f"({spec['layer']!r}) needs a model name of its own")
         points = layer_options(config, model)
         for point, options in points.items():
             if point in (".", "..") or "/" in point or "\\" in point or not point.isprintable():
                 raise ValueError(f"config key 'models.{model}.grid': grid point {point!r} is not a folder name "
                                  "(its values name the folder of its records): use values without '/'")
             try:
-                build_layer(spec["layer"], 2, **options)
+                if external:
+                    check_layer(spec["layer"], options, in_dim=2)
+                else:
+                    build_layer(spec["layer"], 2, **options)
+            except LayerContractError as err:
+                raise ValueError(f"config key 'models.{model}.layer': {err}") from None
             except (TypeError, ValueError) as err:
                 part = _blamed_part(spec, point, points, str(err))
                 where = "options" if point == "default" else f"grid (point {point})"
                 raise ValueError(f"config key 'models.{model}.{part}': layer {spec['layer']!r} "
                                  f"with {options} in its {where}: {err}") from None
+
+
+def check_recorded_layers(config: dict, records: str | os.PathLike) -> None:
+    """ValueError naming ``models.<name>.layer`` where the first record found in ``records/<dataset>/<name>/`` (e.g.
+    one restored from ``reproduction/``) was trained with another layer than the config gives that model: its runs
+    would be counted as the new layer's, and none of them would be retrained."""
+    from repset.protocol.plan import datasets
+
+    for model, spec in config["models"].items():
+        for dataset in datasets(config):
+            found = next((Path(records) / dataset / model).glob("*/split*_seed*.json"), None)
+            if found is None:
+                continue
+            try:
+                theirs = json.loads(found.read_text()).get("layer")
+            except (OSError, ValueError):
+                continue            # an unreadable record is named by the jobs that read it
+            if theirs is not None and theirs != spec["layer"]:
+                raise ValueError(f"config key 'models.{model}.layer': {spec['layer']!r}, but {found} holds a run of "
+                                 f"layer {theirs!r}: name the model otherwise (the records of {model!r} are another "
+                                 f"model's), or move {Path(records) / dataset / model} away")
+
+
+def reserved_models() -> set[str]:
+    """Model names a layer from outside the package may not take: the package's layers (the record's models) and
+    the report's named rows (:data:`repset.report.tables.DISPLAY`: its opt-in variants, WMD, the majority class)."""
+    from repset.layers import LAYERS
+    from repset.report.tables import DISPLAY
+
+    return set(LAYERS) | set(DISPLAY)
 
 
 def _blamed_part(spec: dict, point: str, points: dict[str, dict], message: str) -> str:
@@ -172,14 +221,15 @@ def _check_init_study(config: dict) -> None:
     study = config.get("init_study")
     if not study:
         return
-    from repset.layers import layer_class
     from repset.layers.base import INITS, HiddenSetLayer
     from repset.protocol.plan import datasets, text_datasets
+    from repset.training.external import resolve_layer
 
     model = study["model"]
     if model not in config["models"]:
         raise ValueError(f"config key 'init_study.model': {model!r} is not in models {list(config['models'])}")
-    if not issubclass(layer_class(config["models"][model]["layer"]), HiddenSetLayer):
+    layer = resolve_layer(config["models"][model]["layer"])
+    if not (isinstance(layer, type) and issubclass(layer, HiddenSetLayer)):
         raise ValueError(f"config key 'init_study.model': {model} (layer {config['models'][model]['layer']!r}) "
                          "has no hidden sets to initialise")
     unknown = [i for i in study["inits"] if i not in INITS]

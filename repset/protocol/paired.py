@@ -7,7 +7,7 @@ import pandas as pd
 
 from .selection import repetition, select
 
-__all__ = ["selected", "repetition_std", "paired_table"]
+__all__ = ["selected", "repetition_means", "repetition_std", "paired_table"]
 
 
 def selected(runs: pd.DataFrame, model: str, points: set[str], folds: list[int]) -> pd.Series:
@@ -16,19 +16,25 @@ def selected(runs: pd.DataFrame, model: str, points: set[str], folds: list[int])
     return select(part).set_index("split")["test_accuracy"].sort_index() * 100
 
 
-def repetition_std(accuracy: pd.Series, dataset: str) -> float:
-    """Std (ddof=0) of the per-repetition means of ``accuracy`` (indexed by fold) over the CV repetitions whose every
-    fold it holds, as the paper's graph std; NaN under two whole repetitions."""
+def repetition_means(values: pd.Series, dataset: str) -> pd.Series:
+    """The means of ``values`` (indexed by fold) per CV repetition of ``dataset``, over the repetitions whose every
+    fold it holds (indexed by repetition); empty for a dataset whose protocol is not repeated CV."""
     from repset.datasets.registry import get_spec
 
-    if accuracy.empty:
-        return float("nan")
-    reps = pd.Series([repetition(dataset, int(s)) for s in accuracy.index], index=accuracy.index)
+    if values.empty:
+        return values.iloc[:0]
+    reps = pd.Series([repetition(dataset, int(s)) for s in values.index], index=values.index)
     if reps.isna().all():
-        return float("nan")
+        return values.iloc[:0]
     counts = reps.value_counts()
-    whole = counts[counts == get_spec(dataset).n_splits].index
-    means = accuracy[reps.isin(whole)].groupby(reps[reps.isin(whole)]).mean()
+    whole = reps.isin(counts[counts == get_spec(dataset).n_splits].index)
+    return values[whole].groupby(reps[whole].astype(int)).mean()
+
+
+def repetition_std(accuracy: pd.Series, dataset: str) -> float:
+    """Std (ddof=0) of the per-repetition means of ``accuracy`` (indexed by fold) over the CV repetitions whose every
+    fold it holds (:func:`repetition_means`), as the paper's graph std; NaN under two whole repetitions."""
+    means = repetition_means(accuracy, dataset)
     return float(means.std(ddof=0)) if len(means) >= 2 else float("nan")
 
 

@@ -106,6 +106,14 @@ def models_for(config: dict, dataset: str) -> list[str]:
             if spec.get("datasets") is None or name in {get_spec(d).name for d in spec["datasets"]}]
 
 
+def external_models(config: dict) -> list[str]:
+    """The config's models whose ``layer`` comes from outside the package (an import path or an entry point, not a
+    name of :data:`repset.layers.LAYERS`): the models a user brings, set against the others in the report."""
+    from repset.training.external import is_registered
+
+    return [m for m, spec in config["models"].items() if not is_registered(spec["layer"])]
+
+
 def text_datasets(config: dict) -> list[str]:
     """Canonical names of the config's text datasets."""
     return [get_spec(d).name for d in config["datasets"]["text"]]
@@ -146,8 +154,9 @@ def dataset_of_kind(key: str, name: str, kind: str, why: str = ""):
 
 
 def check_protocol(config: dict) -> None:
-    """Errors naming the config key: unknown datasets or layers, RECIPE without its .mat."""
-    from repset.layers import layer_class
+    """Errors naming the config key: unknown datasets or layers (a layer that does not import), RECIPE without its
+    .mat."""
+    from repset.training.external import resolve_layer
 
     for key in ("text", "graph"):
         for name in config["datasets"][key]:
@@ -157,7 +166,7 @@ def check_protocol(config: dict) -> None:
                                  f"{spec.wmd_mat}; set data.wmd_mat_dir to the folder holding it")
     for model, spec in config["models"].items():
         try:
-            layer_class(spec["layer"])
+            resolve_layer(spec["layer"])
         except ValueError as err:
             raise ValueError(f"config key 'models.{model}.layer': {err}") from None
         for name in spec.get("datasets") or []:

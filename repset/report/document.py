@@ -16,6 +16,7 @@ from repset.protocol.plan import (describe_override, protocol_for, protocol_over
 from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.notes import notes_table
 from repset.report.reported import reported_results
+from repset.report.standing import TITLE as STANDING_TITLE
 from repset.report.tables import DISPLAY, VARIANTS, compare_with_paper, to_markdown, wide_table, write_table
 
 
@@ -312,14 +313,16 @@ def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLik
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
                  configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None,
-                 training: pd.DataFrame | None = None, store_sha256: dict[str, str] | None = None) -> Path:
+                 training: pd.DataFrame | None = None, store_sha256: dict[str, str] | None = None,
+                 standing: str | None = None) -> Path:
     """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
     setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
     markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
     in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma.
     ``training``: :func:`~repset.protocol.selection.training_paths` of the runs, shown in the setup with the stores
     they read; ``store_sha256`` (dataset -> the sha256 of the store read here) checks those (:func:`recorded_stores`):
-    a problem is stated under the title."""
+    a problem is stated under the title. ``standing``: :func:`repset.report.standing.standing_section`, after the
+    result tables."""
     comp = comparison(ours)
     stores_line, integrity = ("", []) if training is None else recorded_stores(training, store_sha256)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
@@ -355,6 +358,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
             "(`python -m repset.pipeline.noise`):", "", noise.strip(), ""]),
         "## Text categorisation: test error (%)", "", to_markdown(tables["text"]),
         "## Graph classification: accuracy (%)", "", to_markdown(tables["graph"]),
+        *([] if standing is None else [f"## {STANDING_TITLE}", "", standing.strip(), ""]),
         "## Paper vs reproduced", "",
         "delta = ours - paper; in units of the paper's std where it gives one; verdict: within 1 or 2 of the "
         "paper's std, or outside (every cell outside 2 sigma is unexplained unless a measured cause is given).", "",

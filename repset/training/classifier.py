@@ -7,7 +7,6 @@ import torch
 from torch import nn
 
 
-
 class SetClassifier(nn.Module):
     """``logits = MLP(layer(V, lengths))``.
 
@@ -54,8 +53,10 @@ class SetClassifier(nn.Module):
 
 
 def build_layer(name: str, in_dim: int, **options) -> nn.Module:
-    """Instantiate a set layer by registry name (see ``repset.layers.LAYERS``) with its options,
+    """Instantiate a set layer with its options: ``name`` is a registry name (see ``repset.layers.LAYERS``), an
+    import path or an entry point (:func:`repset.training.external.resolve_layer`); a ragged-form layer comes
+    wrapped in the padded form (:func:`~repset.training.external.wrap_layer`),
     e.g. ``build_layer("repset", 300, n_hidden_sets=50, hidden_set_size=20, solver="numba")``."""
-    from repset.layers import layer_class
+    from .external import resolve_layer, wrap_layer
 
-    return layer_class(name)(in_dim, **options)
+    return wrap_layer(resolve_layer(name)(in_dim, **options))

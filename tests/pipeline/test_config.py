@@ -256,3 +256,67 @@ def test_a_bad_option_is_named_under_options_and_a_bad_grid_value_under_grid():
     config["models"]["repset"]["grid"]["n_hidden_sets"] = [20, 0]
     with pytest.raises(ValueError, match=r"config key 'models.repset.grid': .*point k10-m0"):
         check_config(config)
+
+
+# ---- a model from outside the package (repset.training.external): by config alone, or a clear error ----
+
+EXAMPLE = yaml.safe_load((ROOT / "examples" / "sum_pool.yaml").read_text())
+BROKEN = '''
+import torch
+from torch import nn
+
+
+class NoOutDim(nn.Module):
+    def __init__(self, in_dim):
+        super().__init__()
+
+    def forward(self, V, lengths):
+        return V.sum(1)
+
+
+class WrongShape(NoOutDim):
+    out_dim = 5
+'''
+
+
+def test_the_example_model_passes_over_every_profile(monkeypatch):
+    monkeypatch.chdir(ROOT)                                  # its layer is a file relative to the repository root
+    for profiles in ([], ["quick.yaml"], ["examples/mutag.yaml"]):
+        config = copy.deepcopy(CONFIG)
+        for profile in profiles:
+            config = merged(config, yaml.safe_load((ROOT / profile).read_text()))
+        check_config(merged(config, EXAMPLE), ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+@pytest.mark.parametrize("name, layer, message", [
+    ("mine", "examples/sum_pool.py:SumPol",
+     r"config key 'models.mine.layer': layer 'examples/sum_pool.py:SumPol': examples/sum_pool.py has no attribute"),
+    ("mine", "no_such_package.pooling:Pool",
+     r"config key 'models.mine.layer': layer 'no_such_package.pooling:Pool': cannot import 'no_such_package.pooling'"),
+    ("mine", "{broken}:NoOutDim", r"config key 'models.mine.layer': .*needs an attribute out_dim, an int >= 1"),
+    ("mine", "{broken}:WrongShape", r"config key 'models.mine.layer': .*returned \(3, 2\), expected \(B, out_dim\)"),
+    ("deepsets", "examples/sum_pool.py:SumPool",
+     r"config key 'models.deepsets': 'deepsets' is a model of the package and of the record .*needs a model name"),
+    ("repset_init_small", "examples/sum_pool.py:SumPool", r"config key 'models.repset_init_small': .*of its own"),
+])
+def test_a_wrong_import_a_broken_contract_and_a_recorded_name_are_named(tmp_path, monkeypatch, name, layer, message):
+    (tmp_path / "broken.py").write_text(BROKEN)
+    monkeypatch.chdir(ROOT)
+    config = copy.deepcopy(CONFIG)
+    config["models"][name] = {"layer": layer.format(broken=tmp_path / "broken.py"), "options": {}, "grid": {}}
+    with pytest.raises(ValueError, match=message):
+        check_config(config)
+
+
+def test_records_of_another_layer_under_the_models_name_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    config = merged(CONFIG, EXAMPLE)
+    record = tmp_path / "MUTAG" / "sum_pool" / "hidden32" / "split0_seed0.json"
+    record.parent.mkdir(parents=True)
+    record.write_text('{"layer": "examples/sum_pool.py:SumPool"}')
+    check_config(config, records=tmp_path)                  # its own records: nothing to say
+    record.write_text('{"layer": "nn_mean"}')
+    check_config(config)                                     # no records folder given: not looked at
+    with pytest.raises(ValueError, match=rf"config key 'models.sum_pool.layer': 'examples/sum_pool.py:SumPool', but "
+                                         rf"{re.escape(str(record))} holds a run of layer 'nn_mean': name the model"):
+        check_config(config, records=tmp_path)

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repset.protocol.paired import paired_table, repetition_std
+from repset.protocol.paired import paired_table, repetition_means, repetition_std
 
 POINTS = ["k10-m20", "k20-m20"]
 
@@ -48,6 +48,8 @@ def test_paired_table_pairs_the_selected_runs_on_the_folds_where_the_lead_holds_
 def test_repetition_std_needs_two_whole_repetitions_of_a_repeated_cv():
     accuracy = pd.Series(np.r_[np.full(10, 70.0), np.full(10, 72.0), np.full(5, 90.0)], index=range(25))
     assert repetition_std(accuracy, "MUTAG") == pytest.approx(1.0)             # the third repetition is partial
+    assert repetition_means(accuracy, "MUTAG").to_dict() == {0: 70.0, 1: 72.0}
+    assert repetition_means(accuracy, "bbcsport").empty
     assert math.isnan(repetition_std(accuracy.iloc[:15], "MUTAG"))
     assert math.isnan(repetition_std(accuracy, "bbcsport"))                   # random splits: no repetitions
     assert math.isnan(repetition_std(pd.Series(dtype=float), "MUTAG"))

@@ -3,8 +3,8 @@ import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.protocol.plan import (check_protocol, datasets, describe_override, layer_options, model_points,
-                                  protocol_for, split_count, store_path)
+from repset.protocol.plan import (check_protocol, datasets, describe_override, external_models, layer_options,
+                                  model_points, protocol_for, split_count, store_path)
 
 
 @pytest.fixture
@@ -60,11 +60,20 @@ def test_store_paths_and_points(config):
     (lambda c: c["datasets"]["text"].append("MUTAG"), "config key 'datasets.text': MUTAG is a graph dataset"),
     (lambda c: c["datasets"]["text"].append("recipe"), "set data.wmd_mat_dir"),
     (lambda c: c["models"]["repset"].update(layer="hungarian"), "config key 'models.repset.layer': unknown layer"),
+    (lambda c: c["models"].update(mine={"layer": "no_such_package.pool:Pool", "options": {}, "grid": {}}),
+     "config key 'models.mine.layer': layer 'no_such_package.pool:Pool': cannot import"),
 ])
 def test_check_protocol_names_the_key(config, edit, message):
     edit(config)
     with pytest.raises(ValueError, match=message):
         check_protocol(config)
+
+
+def test_external_models_are_those_whose_layer_is_not_the_packages(config):
+    assert external_models(config) == []
+    config["models"]["sum_pool"] = {"layer": "examples/sum_pool.py:SumPool", "options": {}, "grid": {}}
+    config["models"]["by_entry_point"] = {"layer": "my_layer", "options": {}, "grid": {}}
+    assert external_models(config) == ["sum_pool", "by_entry_point"]
 
 
 def test_struc2vec_overrides_per_dataset(config):

@@ -257,3 +257,22 @@ def test_a_per_dataset_embedding_setting_is_an_input_difference():
     assert embedding_differences(config) == []
     config["struc2vec"]["per_dataset"] = {"mutag": {"dim": 20, "hs": True}}   # a key equal to the default is no difference
     assert embedding_differences(config) == ["MUTAG: struc2vec hs True (the other graph datasets: the default)"]
+
+
+def test_where_your_model_stands_follows_the_result_tables_in_the_report_and_its_html(tmp_path):
+    from repset.report.document import write_report
+    from repset.report.html import write_markdown_page
+
+    empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
+    tables = {"text": pd.DataFrame(), "graph": pd.DataFrame()}
+    section = "Models from outside the package ...\n\n| dataset | rank |\n|---|---|\n| MUTAG | 2-3 |\n"
+    text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
+                        store_metas={}, standing=section).read_text()
+    assert text.index("## Graph classification") < text.index("## Where your model stands") < text.index(
+        "## Paper vs reproduced")
+    assert "## Where your model stands\n\nModels from outside the package ...\n\n| dataset | rank |" in text
+    page = write_markdown_page(tmp_path / "REPORT.md", tmp_path / "REPORT.html").read_text()
+    assert "<h2>Where your model stands</h2>" in page and "<td>2-3</td>" in page
+    plain = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
+                         store_metas={}).read_text()
+    assert "Where your model stands" not in plain

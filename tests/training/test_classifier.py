@@ -1,6 +1,7 @@
 """SetClassifier and the layer factory."""
 import pytest
 import torch
+from repo_paths import ROOT
 
 from repset.layers import ApproxRepSet, RepSet
 from repset.training.classifier import SetClassifier, build_layer
@@ -18,6 +19,14 @@ def test_build_layer_by_name():
     assert isinstance(build_layer("approx_repset", 3, n_hidden_sets=2, hidden_set_size=2, form="official"), ApproxRepSet)
     with pytest.raises(ValueError, match="unknown layer 'no-such-layer'; valid layers: .*approx_repset.*repset"):
         build_layer("no-such-layer", 3)
+
+
+def test_build_layer_by_import_path_feeds_the_classifier_its_out_dim(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    layer = build_layer("examples/sum_pool.py:SumPool", 3, hidden=8, out_dim=6)   # a file relative to the root
+    assert type(layer).__name__ == "SumPool" and layer.out_dim == 6
+    model = SetClassifier(layer, n_classes=4)
+    assert model.head[0].in_features == 6 and model(torch.rand(2, 3, 3), torch.tensor([3, 1])).shape == (2, 4)
 
 
 def test_classifier_argument_errors():

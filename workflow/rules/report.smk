@@ -93,6 +93,23 @@ rule sensitivity:
         "../scripts/sensitivity.py"
 
 
+rule standing:
+    # each model from outside the package against every other, paired split by split (repset.protocol.standing)
+    input:
+        selected=rules.aggregate.output.selected,
+    output:
+        md="results/tables/standing.md",
+        csv="results/tables/standing.csv",
+    log:
+        "logs/tables/standing.log",
+    conda:
+        "../envs/core.yaml"
+    params:
+        models=YOUR_MODELS,
+    script:
+        "../scripts/standing.py"
+
+
 rule report:
     input:
         summary=rules.aggregate.output.summary,
@@ -107,6 +124,7 @@ rule report:
         init_study=rules.init_study_table.output.table[2] if INIT_STUDY else [],
         noise=config.get("noise_table") or [],       # a run-to-run noise table (repset.pipeline.noise)
         notes=config.get("cell_notes") or [],        # what was measured about single cells (repset.report.notes)
+        standing=rules.standing.output.md if YOUR_MODELS else [],   # where the models from outside the package stand
     output:
         report="results/REPORT.md",
     log:

@@ -31,4 +31,6 @@ with job_log(snakemake.log[0]):
                  extra_sections=sections, noise=Path(snakemake.input.noise).read_text() if snakemake.input.noise else None,
                  configfiles=snakemake.params.configfiles,
                  notes=read_notes(snakemake.input.notes) if snakemake.input.notes else None,
-                 training=read_training(snakemake.input.training), store_sha256=store_sha256)
+                 training=read_training(snakemake.input.training), store_sha256=store_sha256,
+                 standing=(Path(snakemake.input.standing).read_text().split("\n", 2)[2]   # the page without its title
+                           if snakemake.input.standing else None))
