@@ -168,6 +168,26 @@ def test_the_skipgram_options_pass_at_top_level_and_per_dataset():
         jsonschema.validate(merged(CONFIG, {"struc2vec": {"hs": "yes"}}), SCHEMA)
 
 
+def test_the_struc2vec_variant_and_checkpoint_pass_and_a_bad_one_is_named():
+    """``variant`` (reference / paper) and ``checkpoint`` (a resumable build): in the schema and the checks, at top
+    level, per dataset and in the measurement's overlay; an unknown variant and the function's own
+    ``checkpoint_dir`` (the job names the folder) are refused at their key."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from repset.protocol.plan import struc2vec_options
+
+    overlay = merged(CONFIG, yaml.safe_load((ROOT / "reproduction" / "struc2vec_reference.yaml").read_text()))
+    top = merged(CONFIG, {"struc2vec": {"variant": "paper", "per_dataset": {"REDDIT-BINARY": {"checkpoint": True}}}})
+    for config in (overlay, top):
+        jsonschema.validate(config, SCHEMA)
+        check_config(copy.deepcopy(config), SCHEMA)
+    assert struc2vec_options("MUTAG", overlay)["variant"] == "reference"
+    assert struc2vec_options("REDDIT-BINARY", top)["checkpoint"] is True
+    with pytest.raises(jsonschema.ValidationError, match="'original' is not one of"):
+        jsonschema.validate(merged(CONFIG, {"struc2vec": {"variant": "original"}}), SCHEMA)
+    with pytest.raises(ValueError, match=r"config key 'struc2vec': unknown options \['checkpoint_dir'\]"):
+        check_config(merged(CONFIG, {"struc2vec": {"checkpoint_dir": "x"}}))
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["train"].update(epochs=5.0), r"config key 'train.epochs': 5.0 is not an integer \(write 5\)"),
     (lambda c: c["models"]["repset"]["train"].update(patience=2.0),
