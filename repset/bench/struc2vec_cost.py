@@ -51,14 +51,12 @@ def _prefix(corpus: str, tokens: int, out: str) -> int:
 def skipgram_rate(corpus: str, counts: np.ndarray, tokens: int, hs: bool, negative: int, workers: int,
                   dim: int = 20, window: int = 10, seed: int = 0) -> float:
     """Tokens per second of one skip-gram epoch over the first ``tokens`` tokens of ``corpus`` (wall time)."""
-    from gensim.models import Word2Vec
+    from repset.embed.skipgram import new_model
 
     with tempfile.TemporaryDirectory() as tmp:
         part = os.path.join(tmp, "part.txt")
         n_tokens = _prefix(corpus, tokens, part)
-        model = Word2Vec(vector_size=dim, window=window, min_count=0, sg=1, hs=int(hs), negative=negative,
-                         workers=workers, seed=seed, epochs=1)
-        model.build_vocab_from_freq({str(i): int(c) for i, c in enumerate(counts) if c > 0})
+        model = new_model(counts, dim, window, 1, hs, negative, seed, workers)
         t0 = time.perf_counter()
         model.train(corpus_file=part, total_words=n_tokens, epochs=1)
         return n_tokens / (time.perf_counter() - t0)

@@ -26,6 +26,8 @@ import numpy as np
 
 from repset.io import atomic_path, write_json
 
+from .skipgram import new_model, node_vectors
+
 __all__ = ["fingerprint", "CheckpointMismatch", "open_folder", "missing_rounds", "write_walk_rounds", "chunked_skipgram"]
 
 log = logging.getLogger(__name__)
@@ -109,9 +111,7 @@ def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: i
         model = Word2Vec.load(str(saved / "model"))
         log.info("skip-gram: resuming %s after %d of %d chunks", folder, done, len(chunks))
     else:
-        model = Word2Vec(vector_size=dim, window=window, min_count=0, sg=1, hs=int(hs), negative=negative,
-                         workers=workers, seed=seed, epochs=1)
-        model.build_vocab_from_freq({str(i): int(c) for i, c in enumerate(counts) if c > 0})
+        model = new_model(counts, dim, window, 1, hs, negative, seed, workers)
     for i in range(done, len(chunks)):
         e, r = chunks[i]
         t0 = time.perf_counter()
@@ -122,8 +122,7 @@ def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: i
         _save(model, folder / "skipgram", {"chunks_done": i + 1, "chunks": len(chunks), "epoch": e, "round": r})
         log.info("skip-gram: chunk %d/%d (epoch %d, round %d) %.0f s, %.0f tokens/s", i + 1, len(chunks), e, r,
                  seconds, words[r] / max(seconds, 1e-9))
-    idx = np.fromiter((model.wv.key_to_index[str(i)] for i in range(counts.size)), np.int64, counts.size)
-    return np.ascontiguousarray(model.wv.vectors[idx], dtype=np.float32)
+    return node_vectors(model, counts.size)
 
 
 def _saved_model(model_dir: Path) -> Path | None:

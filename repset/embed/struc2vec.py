@@ -21,6 +21,7 @@ import numpy as np
 from repset.io import scratch_dir
 
 from .resumable import chunked_skipgram, fingerprint, missing_rounds, open_folder, write_walk_rounds
+from .skipgram import new_model, node_vectors
 from .skipgram_progress import SkipgramProgress
 
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
@@ -153,13 +154,8 @@ def _write_rounds(path: str | os.PathLike, n: int, walker: tuple, walk_length: i
 
 def _skipgram(path: str, counts: np.ndarray, dim: int, window: int, epochs: int, hs: bool, negative: int,
               seed: int, workers: int) -> np.ndarray:
-    """Skip-gram (gensim Word2Vec, ``corpus_file`` mode) on the walk corpus."""
-    from gensim.models import Word2Vec
-
-    model = Word2Vec(vector_size=dim, window=window, min_count=0, sg=1, hs=int(hs), negative=negative,
-                     workers=workers, seed=seed, epochs=epochs)
-    model.build_vocab_from_freq({str(i): int(c) for i, c in enumerate(counts) if c > 0})
+    """Skip-gram (gensim Word2Vec, ``corpus_file`` mode) on the walk corpus, in one call."""
+    model = new_model(counts, dim, window, epochs, hs, negative, seed, workers)
     with SkipgramProgress(path, epochs, workers) as progress:
         model.train(corpus_file=path, total_words=int(counts.sum()), epochs=epochs, callbacks=[progress.callback()])
-    idx = np.fromiter((model.wv.key_to_index[str(i)] for i in range(counts.size)), np.int64, counts.size)
-    return np.ascontiguousarray(model.wv.vectors[idx], dtype=np.float32)
+    return node_vectors(model, counts.size)
