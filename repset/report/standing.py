@@ -15,7 +15,7 @@ from repset.protocol.standing import ALPHA, TEST, rank_table, standing_table
 
 from .tables import DISPLAY, to_markdown
 
-__all__ = ["TITLE", "standing_section", "write_standing"]
+__all__ = ["TITLE", "standing_section", "standing_tables", "write_standing"]
 
 #: the section's title, in REPORT.md and on its own page
 TITLE = "Where your model stands"
@@ -49,6 +49,14 @@ def standing_section(standing: pd.DataFrame, models: Sequence[str], alpha: float
              "ties. WMD and the majority class are not paired.", ""]
     if standing.empty:
         return "\n".join(lines + ["(none of these models has a run paired with another model's yet)", ""])
+    ranks, pairs = standing_tables(standing)
+    return "\n".join(lines + ["### Rank per dataset", "", ranks, "### Paired differences", "", pairs])
+
+
+def standing_tables(standing: pd.DataFrame) -> tuple[str, str]:
+    """The two Markdown tables of the section from a non-empty :func:`~repset.protocol.standing.standing_table`:
+    the rank of each model per dataset (:func:`~repset.protocol.standing.rank_table`), then every pair, with the
+    tables' display names and numbers to two decimals (p to three, ``< 0.001`` below)."""
     ranks = rank_table(standing)
     shown = pd.DataFrame({
         "dataset": [get_spec(d).display for d in ranks["dataset"]], "model": ranks["model"].map(_name),
@@ -62,8 +70,7 @@ def standing_section(standing: pd.DataFrame, models: Sequence[str], alpha: float
         "mean": standing["mean"].map(_number), "theirs": standing["other mean"].map(_number),
         "diff": standing["diff"].map(_number), "s.e.": standing["s.e."].map(_number),
         "p": standing["p"].map(_p), "won / lost": standing["won / lost"], "verdict": standing["verdict"]})
-    return "\n".join(lines + ["### Rank per dataset", "", to_markdown(shown.set_index("dataset")),
-                              "### Paired differences", "", to_markdown(pairs.set_index("dataset"))])
+    return to_markdown(shown.set_index("dataset")), to_markdown(pairs.set_index("dataset"))
 
 
 def write_standing(selected: pd.DataFrame, models: Sequence[str], md: str | os.PathLike, csv: str | os.PathLike,
