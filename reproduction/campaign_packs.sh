@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The graph campaign in packs, one fold at a time (every model and grid point of a fold before the next, so that a stop
-# leaves whole folds), in a pinned clone beside the checkout, with the checkout's records (session 15's runner):
+# leaves whole folds), in a pinned clone beside the checkout, with the checkout's records (the runner of d15f727, 2026-11-27):
 #
 #   CLONE=../campaign_graph2 WORKERS=1 setsid nohup nice reproduction/campaign_packs.sh IMDB-MULTI PROTEINS > packs.log 2>&1 &
 #   python -m repset.pipeline.record export $CLONE/results/runs reproduction          # commit what finished

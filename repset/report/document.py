@@ -1,7 +1,6 @@
 """The paper's result tables with our numbers, and results/REPORT.md (paper vs reproduced)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -11,13 +10,22 @@ import pandas as pd
 
 from repset.datasets.registry import get_spec
 from repset.io import write_atomic
-from repset.protocol.plan import (describe_override, protocol_for, protocol_overrides, split_count, split_per_dataset,
-                                  struc2vec_options)
+from repset.protocol.selection import tie_spread
 from repset.provenance import config_hash, git_commit, package_versions
-from repset.report.notes import notes_table
+from repset.report.cells import TIES_TITLE, cells_page
+from repset.report.claims import NOT_JUDGED, paper_claims
+from repset.report.findings import LEGEND, findings_section, marked_table
 from repset.report.reported import reported_results
+from repset.report.setup import (PAPER_DATASETS, PAPER_GRID, PAPER_PROTOCOL, config_file_names, embedding_differences,
+                                 protocol_differences, read_training, recorded_stores, recorded_training, setup_table)
 from repset.report.standing import TITLE as STANDING_TITLE
 from repset.report.tables import DISPLAY, VARIANTS, compare_with_paper, to_markdown, wide_table, write_table
+
+__all__ = ["ours_long", "reference_long", "result_tables", "comparison", "verdict", "verdict_summary", "ranks",
+           "variants_against_paper", "write_report",
+           # the setup's, kept importable from here (repset.report.setup)
+           "PAPER_PROTOCOL", "PAPER_GRID", "PAPER_DATASETS", "protocol_differences", "embedding_differences",
+           "recorded_training", "recorded_stores", "read_training", "config_file_names"]
 
 
 def ours_long(summary: pd.DataFrame, wmd_files: Sequence[str | os.PathLike] = ()) -> pd.DataFrame:
@@ -135,27 +143,32 @@ def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset
     graphs: higher accuracy). Text: among the methods we ran. Graphs: among the methods of the paper's graph
     table: those we ran (ours) and its reported-only baselines (PSCN ... DiffPool, the paper's numbers). A
     variant (:data:`~repset.report.tables.VARIANTS`) is ranked in its paper method's place."""
-    reported = reported_results()
+    paper_all: dict[tuple[str, str], dict[str, float]] = {}       # (table, dataset) -> method -> the paper's mean
+    reported_only: dict[tuple[str, str], dict[str, float]] = {}
+    for r in reported_results().itertuples():
+        paper_all.setdefault((r.table, r.dataset), {})[r.method] = float(r.mean)
+        if r.role == "reported_only":
+            reported_only.setdefault((r.table, r.dataset), {})[r.method] = float(r.mean)
+
+    def rank(of: dict[str, float], method: str, lower: bool) -> int:       # pandas' rank(method="min")
+        return 1 + sum((v < of[method]) if lower else (v > of[method]) for v in of.values())
     rows = []
     for (table, dataset), rows_here in ours.groupby(["table", "dataset"], sort=False):
-        paper_here = _paper(reported, table)
-        paper_here = paper_here[paper_here["dataset"] == dataset]
+        here = dict(zip(rows_here["method"], rows_here["mean"].astype(float)))
+        paper_here = paper_all.get((table, dataset), {})
         for m in methods:
             base = VARIANTS.get(m, m)
-            part = rows_here[~rows_here["method"].isin((set(VARIANTS) | {base}) - {m})].replace({"method": {m: base}})
-            if base not in set(part["method"]):
+            left_out = (set(VARIANTS) | {base}) - {m}
+            part = {base if k == m else k: v for k, v in here.items() if k not in left_out}
+            if base not in part:
                 continue
-            paper = paper_here
             if table == "graph":
-                baselines = paper[paper["role"] == "reported_only"][["method", "mean"]].dropna()
-                part = pd.concat([part[part["method"].isin(paper["method"])][["method", "mean"]], baselines])
-            paper = paper[paper["method"].isin(part["method"])]
-            ascending = table == "text"
-            mine = part.set_index("method")["mean"].rank(ascending=ascending, method="min")
-            theirs = paper.set_index("method")["mean"].rank(ascending=ascending, method="min")
+                part = {**{k: v for k, v in part.items() if k in paper_here}, **reported_only.get((table, dataset), {})}
+            paper = {k: v for k, v in paper_here.items() if k in part}
+            lower = table == "text"
             rows.append({"table": table, "dataset": get_spec(dataset).display, "method": DISPLAY.get(m, m),
-                         "rank ours": int(mine[base]), "rank paper": int(theirs[base]) if base in theirs.index else None,
-                         "of": int(len(mine))})
+                         "rank ours": rank(part, base, lower),
+                         "rank paper": rank(paper, base, lower) if base in paper else None, "of": len(part)})
     return pd.DataFrame(rows, columns=["table", "dataset", "method", "rank ours", "rank paper", "of"])
 
 
@@ -177,55 +190,6 @@ def _fmt(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.map(lambda v: f"{v:.2f}" if isinstance(v, float) else ("-" if v is None else v))
 
 
-#: the paper's protocol: what a config must keep to call its numbers a reproduction of the paper's
-PAPER_PROTOCOL = {"text_splits": 5, "graph_splits": 100, "grid_splits": None}
-PAPER_GRID = {"n_hidden_sets": [20, 30, 50, 100], "hidden_set_size": [10, 20, 50]}
-PAPER_DATASETS = {"text": ["bbcsport", "twitter", "recipe", "ohsumed", "classic", "reuters", "amazon", "20ng"],
-                  "graph": ["MUTAG", "PROTEINS", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY"]}
-
-
-def protocol_differences(config: dict) -> list[str]:
-    """How ``config`` departs from the paper's protocol (empty: the paper's protocol)."""
-    out = []
-    for key, paper in PAPER_PROTOCOL.items():
-        ours = config["protocol"].get(key)
-        if ours != paper and not (key.endswith("_splits") and paper is not None and ours is not None and ours >= paper):
-            out.append(f"protocol.{key} = {ours} (paper: {'every split' if paper is None else paper})")
-    out += [f"{name}: {describe_override(config, name)}" for name in protocol_overrides(config)
-            if _reduced(config, name)]
-    for model in ("repset", "approx_repset"):
-        grid = config["models"].get(model, {}).get("grid")
-        if grid is not None and {k: sorted(v) for k, v in grid.items()} != PAPER_GRID:
-            out.append(f"models.{model}.grid = {grid} (paper: {PAPER_GRID})")
-    for kind, names in PAPER_DATASETS.items():
-        missing = sorted({get_spec(n).name for n in names} - {get_spec(n).name for n in config["datasets"][kind]})
-        if missing:
-            out.append(f"{kind} datasets left out: {', '.join(missing)}")
-    return out
-
-
-def embedding_differences(config: dict) -> list[str]:
-    """The graph datasets of ``config`` whose node embeddings (``struc2vec.per_dataset``) depart from the struc2vec
-    settings every other graph dataset uses, in words (e.g. ``REDDIT-BINARY: struc2vec walks_per_node 1, epochs 1
-    (the other graph datasets: 10, 5)``); none: empty."""
-    defaults, _ = split_per_dataset(config["struc2vec"])
-    out = []
-    for name in config["datasets"].get("graph") or []:
-        changed = {k: v for k, v in struc2vec_options(name, config).items() if defaults.get(k) != v}
-        if changed:
-            out.append(f"{get_spec(name).name}: struc2vec {', '.join(f'{k} {v}' for k, v in changed.items())} "
-                       f"(the other graph datasets: {', '.join(str(defaults.get(k, 'the default')) for k in changed)})")
-    return out
-
-
-def _reduced(config: dict, dataset: str) -> bool:
-    """Whether ``dataset``'s protocol (its ``protocol.per_dataset`` override applied) trains fewer splits than
-    the paper's, or searches the grid on fewer than all of them."""
-    paper = split_count(dataset, {"data": config["data"], "protocol": PAPER_PROTOCOL})
-    splits, searched = split_count(dataset, config), protocol_for(config, dataset).get("grid_splits")
-    return splits < paper or (searched is not None and searched < splits)
-
-
 def _variant_section(comp: pd.DataFrame) -> list[str]:
     """REPORT.md lines for the opt-in variants that ran (none: no lines)."""
     table = variants_against_paper(comp)
@@ -243,137 +207,108 @@ def _variant_section(comp: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
-def recorded_training(training: pd.DataFrame) -> str:
-    """One Setup line from :func:`~repset.protocol.selection.training_paths`: the datasets on each training path
-    (with their runs on it) and the runs per device, as the records say (the config's ``train`` names one path,
-    for new runs only)."""
-    def path_name(distinct: bool, ragged: bool, bound) -> str:
-        return ", ".join(["each batch's distinct elements (matching layers)" if distinct else "padded batches",
-                          *(["ragged (groups of similar size)"] if ragged else []),
-                          "no element bound" if pd.isna(bound) else f"at most {int(bound):,} elements per batch"])
-
-    groups = training.groupby(["distinct_elements", "ragged", "max_elements"], dropna=False, sort=True)
-    paths = "; ".join(f"{path_name(*key)}: "
-                      + ", ".join(f"{d} ({n:,})" for d, n in frame.groupby("dataset", sort=False)["runs"].sum().items())
-                      for key, frame in groups)
-    devices = training.groupby("device")["runs"].sum()
-    return (f"- training as recorded (the runs' `train_config` and store): {paths}; runs per device: "
-            + ", ".join(f"{device} {n:,}" for device, n in devices.items()))
+def _in_table_order(comp: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """``comp``'s rows in the order of the result tables: text first, datasets by column, methods by row."""
+    position = {}
+    for t, (table, wide) in enumerate(tables.items()):
+        for d, dataset in enumerate(wide.columns):
+            for m, method in enumerate(wide.index):
+                position[(table, dataset, method)] = (t, d, m)
+    key = [position.get((c.table, c.dataset, c.method), (len(tables), 0, i)) for i, c in enumerate(comp.itertuples())]
+    return comp.iloc[sorted(range(len(comp)), key=key.__getitem__)].reset_index(drop=True)
 
 
-def recorded_stores(training: pd.DataFrame, current: dict[str, str] | None = None) -> tuple[str, list[str]]:
-    """The stores the runs read, from :func:`~repset.protocol.selection.training_paths`' ``store`` column: a Setup
-    line (each dataset's store sha256, first 12 hex digits, with its runs) and the integrity problems found: a
-    dataset whose runs name more than one store, or none, or a store other than ``current`` (dataset -> the sha256
-    of the store this report read, e.g. for its Majority class row). ("", []) for an empty table or one without the
-    column."""
-    if training.empty or "store" not in training.columns:
-        return "", []
-    problems, parts = [], []
-    for dataset, frame in training.groupby("dataset", sort=False):
-        runs = frame.groupby(frame["store"].fillna("").astype(str), sort=True)["runs"].sum()
-        parts.append(f"{dataset} " + ", ".join(f"{sha[:12] or 'none named'} ({n:,})" for sha, n in runs.items()))
-        named = [sha for sha in runs.index if sha]
-        if len(runs) > 1:
-            problems.append(f"the runs of {dataset} name {len(runs)} stores (" + ", ".join(
-                f"{sha[:12] or 'none'}: {n:,} runs" for sha, n in runs.items()) + ")")
-        elif not named:
-            problems.append(f"the runs of {dataset} name no store")
-        theirs = (current or {}).get(dataset)
-        if theirs and named and set(named) != {theirs}:
-            problems.append(f"{dataset}'s runs name {', '.join(sha[:12] for sha in named)}; the store read here is "
-                            f"{theirs[:12]}")
-    line = "- stores as recorded (the sha256 each run's record names, first 12 hex digits): " + "; ".join(parts)
-    return line, problems
+def _ranks_wide(ranked: pd.DataFrame, methods: Sequence[str], datasets: Sequence[str] = ()) -> str:
+    """The ranks of ``methods`` (display names) as methods x datasets (in the order of ``datasets``, the others
+    after), each cell ``ours (the paper's)``."""
+    part = ranked[ranked["method"].isin(methods)]
+    if part.empty:
+        return "(no run)\n"
+    cells, columns = {}, {}
+    order = {d: i for i, d in enumerate(datasets)}
+    for dataset, rows in sorted(part.groupby("dataset", sort=False), key=lambda g: order.get(g[0], len(order))):
+        of = rows["of"].unique()
+        columns[dataset] = f"{dataset} (of {of[0]})" if len(of) == 1 else dataset
+        for r in rows.to_dict("records"):
+            paper = "-" if r["rank paper"] is None or pd.isna(r["rank paper"]) else int(r["rank paper"])
+            cells[(r["method"], dataset)] = f"{r['rank ours']} ({paper})" + ("" if len(of) == 1 else f" of {r['of']}")
+    order = [m for m in methods if m in set(part["method"])]
+    wide = pd.DataFrame([[cells.get((m, d), "-") for d in columns] for m in order], index=order,
+                        columns=list(columns.values()))
+    wide.index.name = "rank here (the paper's)"
+    return to_markdown(wide)
 
 
-def read_training(path: str | os.PathLike) -> pd.DataFrame:
-    """``results/aggregate/training.csv`` as :func:`~repset.protocol.selection.training_paths` wrote it (names
-    such as "NA" stay names; an empty ``max_elements`` is no bound)."""
-    return pd.read_csv(path, keep_default_na=False, na_values={"max_elements": [""]},
-                       dtype={"dataset": str, "device": str, "store": str, "max_elements": "Int64"})
-
-
-def config_file_names(paths: Sequence[str | os.PathLike], root: str | os.PathLike) -> list[str]:
-    """How REPORT.md names the config files ``paths`` (relative ones are relative to the working
-    directory): POSIX paths relative to the repository ``root``; a file outside it by its name, marked
-    so, with the first 12 hex digits of its sha256. Never a path of the machine that ran the workflow."""
-    root = Path(root).resolve()
-    names = []
-    for f in paths:
-        path = Path(f).resolve()
-        if path.is_relative_to(root):
-            names.append(path.relative_to(root).as_posix())
-        else:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "unread"
-            names.append(f"{path.name} (outside the repository, sha256 {digest})")
-    return names
+def _header(config: dict, configfiles: Sequence[str], cells: str, differences: list[str], integrity: list[str]) -> list[str]:
+    return ["# RepSet reproduction report", "",
+            f"Made by this repository's workflow (`snakemake`) at commit `{git_commit(Path.cwd())}` from the config "
+            f"files {', '.join(f'`{f}`' for f in configfiles) or '(none named)'} (config sha256 "
+            f"`{config_hash(config)}`); the paper: Skianis et al., AISTATS 2020. Every cell's numbers, notes and "
+            f"measurements: [{cells}]({cells}).", "",
+            ("**The paper's protocol.**" if not differences else
+             "**Departures from the paper's protocol:** " + "; ".join(differences) + "."), "",
+            *([] if not integrity else ["**Records and stores disagree:** " + "; ".join(integrity) + ".", ""])]
 
 
 def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, tables: dict[str, pd.DataFrame],
                  store_metas: dict[str, dict], extra_sections: Sequence[tuple[str, str]] = (),
                  configfiles: Sequence[str] = (), noise: str | None = None, notes: pd.DataFrame | None = None,
                  training: pd.DataFrame | None = None, store_sha256: dict[str, str] | None = None,
-                 standing: str | None = None) -> Path:
-    """results/REPORT.md: how it was produced (config files, commit, how far from the paper's protocol),
-    setup, the two result tables, paper vs ours with deltas, provenance, input differences. ``noise``: a
-    markdown table of :mod:`repset.pipeline.noise` (one run's test error over seeds and CPU kernels), shown
-    in the setup. ``notes``: :func:`repset.report.notes.read_notes`, shown with every cell outside 2 sigma.
-    ``training``: :func:`~repset.protocol.selection.training_paths` of the runs, shown in the setup with the stores
-    they read; ``store_sha256`` (dataset -> the sha256 of the store read here) checks those (:func:`recorded_stores`):
-    a problem is stated under the title. ``standing``: :func:`repset.report.standing.standing_section`, after the
-    result tables."""
-    comp = comparison(ours)
+                 standing: str | None = None, runs: pd.DataFrame | None = None, runtime: pd.DataFrame | None = None,
+                 init_study: pd.DataFrame | None = None, init_baseline: str | None = None,
+                 cells: str | os.PathLike | None = None) -> Path:
+    """results/REPORT.md and its cell page ``cells`` (default ``cells.md`` beside it, :mod:`repset.report.cells`).
+
+    REPORT.md opens with the findings (:mod:`repset.report.findings`: the paper's claims judged by
+    :func:`~repset.report.claims.paper_claims`, the cells within 1 and 2 paper sigma, each cell outside in one
+    sentence), then the setup table, the two result tables with each cell's verdict marked and linked to its section
+    of the cell page, the counts and ranks, the opt-in variants, the input differences, the provenance and
+    ``extra_sections`` (title, Markdown). ``noise``: a Markdown table of :mod:`repset.pipeline.noise`, in the setup.
+    ``notes``: :func:`repset.report.notes.read_notes`, on the cell page and in the findings. ``training``:
+    :func:`~repset.protocol.selection.training_paths` of the runs, in the setup with the stores they read;
+    ``store_sha256`` (dataset -> the sha256 of the store read here) checks those (:func:`recorded_stores`): a
+    problem is stated under the title. ``standing``: :func:`repset.report.standing.standing_section`, after the
+    result tables. ``runs``: every run (``results/aggregate/runs.csv``): the validation ties (cell page) and the
+    sensitivity claim; ``runtime``: the runtime sweep; ``init_study`` (index (dataset, init)) with its configured
+    init ``init_baseline``: the interpretability claim. Without them those claims are "not measured"."""
+    path = Path(path)
+    cells = Path(cells) if cells is not None else path.with_name("cells.md")
+    link = Path(os.path.relpath(cells, path.parent)).as_posix()
+    comp = _in_table_order(comparison(ours), tables)
+    methods = [m for m in dict.fromkeys(ours["method"]) if m != "majority"] if len(ours) else []
+    ranked = ranks(ours, methods) if len(ours) else ranks(ours)
+    ties = tie_spread(runs) if runs is not None else None
     stores_line, integrity = ("", []) if training is None else recorded_stores(training, store_sha256)
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
-    differences = protocol_differences(config)
+    claims = paper_claims(ours, ranked, runtime=runtime, solver=config["solver"], study=init_study,
+                          study_baseline=init_baseline, runs=runs)
+    summary = verdict_summary(comp) if len(comp) else pd.DataFrame()
+    shown = {table: marked_table(wide, comp, link) for table, wide in tables.items()}
+    ranked_methods = [DISPLAY.get(m, m) for m in ("repset", "approx_repset", *VARIANTS)]
     lines = [
-        "# RepSet reproduction report", "",
-        f"Produced by this repository's workflow (`snakemake`) at commit `{git_commit(Path.cwd())}` with the "
-        f"config files {', '.join(f'`{f}`' for f in configfiles) or '(none named)'}; paper: Skianis et al., "
-        "AISTATS 2020.", "",
-        ("**The paper's protocol.**" if not differences else
-         "**Departures from the paper's protocol:** " + "; ".join(differences) + "."), "",
-        *([] if not integrity else ["**Records and stores disagree:** " + "; ".join(integrity) + ".", ""]),
-        "## Setup", "",
-        f"- solver for exact RepSet: `{config['solver']}`; config sha256 `{config_hash(config)}`",
-        f"- embeddings: {', '.join(vectors)} (the paper: GoogleNews word2vec 300-d for text; struc2vec 20-d for graphs)",
-        f"- splits: text {config['protocol']['text_splits']} of 5 random 70/30 (1 where predefined), graphs "
-        f"{config['protocol']['graph_splits']} of 10 x 10 folds; seeds {config['protocol']['seeds']}"
-        + "".join(f"; {name} (`protocol.per_dataset`): {describe_override(config, name)}"
-                  for name in protocol_overrides(config)),
-        f"- training: {config['train']}"
-        + "".join(f"; {m}: {s['train']}" for m, s in config["models"].items() if s.get("train")) + "; grid per model: "
-        + "; ".join(f"{m}: {s['grid'] or 'fixed'}" for m, s in config["models"].items()),
+        *_header(config, configfiles, link, protocol_differences(config), integrity),
+        "## Findings", "", findings_section(claims, comp, summary, notes, link, NOT_JUDGED),
+        "## Setup", "", to_markdown(setup_table(config, vectors), escape=False, pad=False),
         *([] if training is None or training.empty else [recorded_training(training)]),
-        *([stores_line] if stores_line else []),
-        "- model selection: per split, the grid point with the lowest validation error (then loss)"
-        + (f"; the grid is searched on the first {config['protocol']['grid_splits']} split(s) only, every later "
-           "split trains the point selected most often there" if config["protocol"].get("grid_splits") else ""), "",
+        *([stores_line] if stores_line else []), "",
         *([] if noise is None else [
             "### How far apart two honest reruns can be", "",
             "One recorded run (the point validation selected on split 0) retrained with seeds 0-4 on this "
             "machine's kernels, and with its own seed under each CPU capability torch offers here "
             "(`ATEN_CPU_CAPABILITY`); test error in %, beside the paper's std over splits "
             "(`python -m repset.pipeline.noise`):", "", noise.strip(), ""]),
-        "## Text categorisation: test error (%)", "", to_markdown(tables["text"]),
-        "## Graph classification: accuracy (%)", "", to_markdown(tables["graph"]),
+        "## Text categorisation: test error (%)", "", LEGEND, "", to_markdown(shown["text"], escape=False, pad=False),
+        "## Graph classification: accuracy (%)", "", to_markdown(shown["graph"], escape=False, pad=False),
         *([] if standing is None else [f"## {STANDING_TITLE}", "", standing.strip(), ""]),
         "## Paper vs reproduced", "",
-        "delta = ours - paper; in units of the paper's std where it gives one; verdict: within 1 or 2 of the "
-        "paper's std, or outside (every cell outside 2 sigma is unexplained unless a measured cause is given).", "",
-        to_markdown(_fmt(comp.set_index("method")[["table", "dataset", "mean_ours", "std_ours", "mean_paper",
-                                                  "std_paper", "delta", "delta_in_paper_sigma", "verdict"]])),
-        "### Cells per table", "", to_markdown(verdict_summary(comp)) if len(comp) else "(no cell to compare)\n",
-        "### What was measured about single cells", "",
-        "Every cell outside 2 paper sigma, and every cell with a measurement on record (`cell_notes`): the lead, what "
-        "was measured, its result and what it did to the lead.", "",
-        to_markdown(_fmt(notes_table(comp, notes).set_index("method"))) if len(comp) else "(no cell to compare)\n",
+        f"Each cell against the paper's number, with its delta, verdict, rank, validation ties and every measurement "
+        f"about it: [{link}]({link}).", "",
+        "### Cells per table", "", to_markdown(summary) if len(comp) else "(no cell to compare)\n",
         "### Where RepSet and ApproxRepSet rank", "",
         "Per dataset (1 = best), beside the paper's ranking of the same methods: on text among the methods run "
         "here; on graphs among the methods of the paper's graph table (ours where we ran them, the paper's numbers "
         "for its reported-only baselines PSCN, Deep GR, EMD, DGCNN, SAEN, RetGK, DiffPool).", "",
-        to_markdown(ranks(ours).set_index("table")) if len(ours) else "(no run)\n",
+        _ranks_wide(ranked, ranked_methods, [d for wide in tables.values() for d in wide.columns]),
         *_variant_section(comp),
         "## Input differences that explain deltas", "",
         "- word vectors: see Setup; GloVe 6B 50-d (offline) instead of GoogleNews 300-d lowers capacity and vocabulary",
@@ -393,6 +328,9 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
             f"embedding {str(meta.get('embedding_sha256', ''))[:12]}"
         lines.append(f"- {name}: {digest}")
     for title, body in extra_sections:
-        lines += ["", f"## {title}", "", body]
+        if not (ties is not None and title == TIES_TITLE):      # the tie analysis is on the cell page
+            lines += ["", f"## {title}", "", body]
     text = "\n".join(lines) + "\n"
+    page = cells_page(comp, ranked, notes, ties, path.name)
+    write_atomic(cells, lambda p: p.write_text(page, encoding="utf-8"))
     return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))

@@ -1,4 +1,5 @@
-"""What was measured about single cells of the paper-vs-ours comparison, shown beside them in REPORT.md.
+"""What was measured about single cells of the paper-vs-ours comparison, shown on the cell page beside REPORT.md
+(:mod:`repset.report.cells`) and told in its findings (:mod:`repset.report.findings`).
 
 The notes are a YAML list kept with the records (``reproduction/cell_notes.yaml``, config key ``cell_notes``),
 one entry per measurement of one cell::
@@ -20,7 +21,7 @@ import yaml
 from repset.datasets.registry import get_spec
 from repset.report.tables import DISPLAY
 
-__all__ = ["FIELDS", "FINDINGS", "read_notes", "notes_table"]
+__all__ = ["FIELDS", "FINDINGS", "read_notes", "displayed"]
 
 FIELDS = ("table", "dataset", "method", "lead", "measurement", "result", "finding")
 #: what a measurement did to its lead
@@ -54,21 +55,8 @@ def read_notes(path: str | os.PathLike) -> pd.DataFrame:
     return pd.DataFrame([{f: str(e[f]) for f in FIELDS} for e in entries], columns=list(FIELDS))
 
 
-def notes_table(comp: pd.DataFrame, notes: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per note of a compared cell, and one per cell outside 2 paper sigma that has none
-    ("unexplained: nothing measured yet"), with the cell's numbers; ``comp`` as
-    :func:`repset.report.document.comparison` returns it (display names). Notes about cells this report does
-    not show (a dataset it leaves out) are not shown."""
+def displayed(notes: pd.DataFrame | None) -> pd.DataFrame:
+    """:func:`read_notes`' frame with the display names of the report (``MUTAG``, ``RepSet``); None: no note."""
     notes = notes if notes is not None else pd.DataFrame(columns=list(FIELDS))
-    shown = notes.assign(dataset=notes["dataset"].map(lambda d: get_spec(d).display),
-                         method=notes["method"].map(lambda m: DISPLAY.get(m, m)))
-    cells = comp[["table", "dataset", "method", "mean_ours", "mean_paper", "delta_in_paper_sigma", "verdict"]]
-    noted = cells.merge(shown, on=["table", "dataset", "method"], how="inner")
-    outside = cells[(cells["verdict"] == "outside 2 sigma")]
-    bare = outside.merge(shown[["table", "dataset", "method"]].drop_duplicates(), on=["table", "dataset", "method"],
-                         how="left", indicator=True)
-    bare = bare[bare["_merge"] == "left_only"].drop(columns="_merge").assign(
-        lead="-", measurement="-", result="-", finding="unexplained: nothing measured yet")
-    return pd.concat([noted, bare], ignore_index=True)[
-        ["table", "dataset", "method", "mean_ours", "mean_paper", "delta_in_paper_sigma", "verdict", "lead",
-         "measurement", "result", "finding"]]
+    return notes.assign(dataset=notes["dataset"].map(lambda d: get_spec(d).display),
+                        method=notes["method"].map(lambda m: DISPLAY.get(m, m)))

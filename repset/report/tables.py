@@ -46,25 +46,37 @@ def wide_table(results: pd.DataFrame, datasets: Sequence[str], methods: Sequence
 
 #: characters with a meaning in Markdown table cells (emphasis, code, links, HTML, the cell separator)
 _MARKDOWN_SPECIAL = "\\`*_[]<>|"
+#: those with a meaning in Markdown text; a table cell's separator is escaped by :func:`to_markdown`
+PROSE_SPECIAL = _MARKDOWN_SPECIAL.replace("|", "")
 
 
-def _markdown_escape(value) -> str:
+def markdown_escape(value, special: str = _MARKDOWN_SPECIAL) -> str:
+    """``value`` as text with each character of ``special`` (Markdown's, by default) backslash-escaped."""
     text = str(value)
-    for ch in _MARKDOWN_SPECIAL:
+    for ch in special:
         text = text.replace(ch, "\\" + ch)
     return text
 
 
-def to_markdown(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table (pandas/tabulate), every cell and label escaped; integer
-    columns stay integers beside float ones. A MultiIndex shows its first level as the index and the
-    others as leading columns."""
+def to_markdown(table: pd.DataFrame, escape: bool = True, pad: bool = True) -> str:
+    """A GitHub-flavoured Markdown table (pandas/tabulate), every cell and label escaped (``escape=False``: only
+    the cell separator ``|``, so that cells may hold links); integer columns stay integers beside float ones. A
+    MultiIndex shows its first level as the index and the others as leading columns. ``pad=False``: no column
+    padding (the same table when rendered, a fraction of the bytes where one column is long)."""
     if table.index.nlevels > 1:
         table = table.reset_index(level=list(range(1, table.index.nlevels)))
-    shown = table.astype(object).map(_markdown_escape)
-    shown.index = [_markdown_escape(i) for i in table.index]
-    shown.index.name = _markdown_escape(table.index.name or "")
-    shown.columns = [_markdown_escape(c) for c in table.columns]
+    special = _MARKDOWN_SPECIAL if escape else "|"
+
+    def esc(value) -> str:
+        return markdown_escape(value, special)
+    shown = table.astype(object).map(esc)
+    shown.index = [esc(i) for i in table.index]
+    shown.index.name = esc(table.index.name or "")
+    shown.columns = [esc(c) for c in table.columns]
+    if not pad:
+        rows = [[shown.index.name, *shown.columns], *([i, *r] for i, r in zip(shown.index, shown.to_numpy().tolist()))]
+        lines = ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join([lines[0], "|" + "|".join("---" for _ in rows[0]) + "|", *lines[1:]]) + "\n"
     return shown.to_markdown(tablefmt="github", disable_numparse=True) + "\n"
 
 

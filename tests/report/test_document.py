@@ -1,57 +1,17 @@
-"""REPORT.md says how it was produced and how far its config is from the paper's protocol."""
+"""REPORT.md: the findings first, then the setup, the result tables with each cell's verdict marked and linked to
+its section of the cell page, the comparison's counts and ranks; comparison, verdicts and ranks themselves."""
 import copy
 import math
+import re
 
 import pandas as pd
 import yaml
 from repo_paths import ROOT
 
-from repset.report.document import config_file_names, protocol_differences, read_training, recorded_training
+from repset.report.claims import VERDICTS
+from repset.report.html import anchor
 
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
-
-
-def test_the_default_config_departs_only_by_recipe():
-    # RECIPE exists only in the WMD authors' .mat files, which are not public
-    assert protocol_differences(copy.deepcopy(CONFIG)) == ["text datasets left out: recipe"]
-
-
-def test_a_reduced_profile_is_named_as_such():
-    config = copy.deepcopy(CONFIG)
-    config["protocol"].update(text_splits=1, graph_splits=10, grid_splits=1)
-    config["models"]["repset"]["grid"] = {"n_hidden_sets": [10, 20], "hidden_set_size": [5, 10]}
-    config["datasets"] = {"text": ["bbcsport", "twitter"], "graph": ["MUTAG"]}
-    found = protocol_differences(config)
-    assert "protocol.text_splits = 1 (paper: 5)" in found and "protocol.graph_splits = 10 (paper: 100)" in found
-    assert "protocol.grid_splits = 1 (paper: every split)" in found
-    assert any(d.startswith("models.repset.grid") for d in found)
-    assert any(d.startswith("graph datasets left out: IMDB-BINARY") for d in found)
-
-
-REDDIT_LINE = ("REDDIT-BINARY: 10 of the 10 x 10 folds (the first repetition), the grid searched on the first "
-               "split only, later splits train the point chosen there")
-
-
-def test_a_per_dataset_reduction_is_a_departure_naming_the_dataset(tmp_path):
-    import pandas as pd
-
-    from repset.report.document import write_report
-
-    config = copy.deepcopy(CONFIG)
-    config["protocol"]["per_dataset"] = {"reddit-binary": {"graph_splits": 10, "grid_splits": 1}}
-    assert protocol_differences(config) == [REDDIT_LINE, "text datasets left out: recipe"]
-    # an override that keeps the paper's protocol for its dataset departs from nothing
-    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 100, "grid_splits": None}}
-    assert protocol_differences(config) == ["text datasets left out: recipe"]
-    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1},
-                                      "bbcsport": {"text_splits": 2}}
-    empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
-    text = write_report(tmp_path / "REPORT.md", config=config, ours=empty, tables={"text": pd.DataFrame(),
-                        "graph": pd.DataFrame()}, store_metas={}).read_text()
-    departures = text.split("**Departures from the paper's protocol:** ")[1].split("\n")[0]
-    assert REDDIT_LINE in departures and "bbcsport: 2 of the 5 splits" in departures
-    splits = next(line for line in text.splitlines() if line.startswith("- splits:"))
-    assert f"; {REDDIT_LINE.replace(':', ' (`protocol.per_dataset`):', 1)}" in splits
 
 
 def test_verdicts_and_their_summary():
@@ -106,19 +66,6 @@ def test_ranks_put_lower_error_and_higher_accuracy_first():
     assert r.loc[("MUTAG", "RepSet"), "rank paper"] == 3          # the paper: RepSet third on MUTAG
 
 
-def test_config_files_are_named_relative_to_the_repository_never_by_a_machine_path(tmp_path, monkeypatch):
-    repo, outside = tmp_path / "clone", tmp_path / "elsewhere"
-    (repo / "profiles").mkdir(parents=True)
-    outside.mkdir()
-    (repo / "profiles" / "quick.yaml").write_text("a: 1\n")
-    (outside / "mine.yaml").write_text("b: 2\n")
-    monkeypatch.chdir(repo / "profiles")
-    names = config_file_names(["quick.yaml", repo / "config.yaml", outside / "mine.yaml"], repo)
-    assert names[:2] == ["profiles/quick.yaml", "config.yaml"]
-    assert names[2] == "mine.yaml (outside the repository, sha256 d4eed209fa44)"
-    assert not any(str(tmp_path) in n for n in names)
-
-
 def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
     """RepSet (init small) meets the paper's RepSet numbers, takes RepSet's place in the ranking (ours is
     left out there, not ranked against it), and the report counts where it beats the paper's RepSet."""
@@ -167,21 +114,6 @@ def test_approx_repset_init_small_stands_for_the_papers_approx_repset():
     assert against.loc["ApproxRepSet (init small)", "ours, paper method"] == p - 2
 
 
-def test_the_setup_names_each_recorded_training_path_and_the_runs_per_device(tmp_path):
-    training = pd.DataFrame({"dataset": ["NA", "amazon", "bbcsport", "MUTAG", "MUTAG"],
-                             "distinct_elements": [False, False, True, False, False], "ragged": [False] * 4 + [True],
-                             "max_elements": pd.array([None, None, None, 65536, 65536], dtype="Int64"),
-                             "device": ["cpu", "cpu", "cpu", "cpu", "cuda"], "runs": [1, 145, 145, 1658, 1242]})
-    training.to_csv(tmp_path / "training.csv", index=False)
-    read = read_training(tmp_path / "training.csv")            # a dataset named "NA" stays a name; "" is no bound
-    pd.testing.assert_frame_equal(read, training, check_dtype=False)
-    assert recorded_training(read) == (
-        "- training as recorded (the runs' `train_config` and store): padded batches, at most 65,536 elements per "
-        "batch: MUTAG (1,658); padded batches, no element bound: NA (1), amazon (145); padded batches, ragged "
-        "(groups of similar size), at most 65,536 elements per batch: MUTAG (1,242); each batch's distinct elements "
-        "(matching layers), no element bound: bbcsport (145); runs per device: cpu 1,949, cuda 1,242")
-
-
 def test_the_majority_class_is_a_reference_row_of_the_tables_only(tmp_path):
     """results/majority/<dataset>.json (repset.protocol.majority) gives a "Majority class" row in the result
     tables, beside ours and the reported ones (the report passes it to the tables only, never to the comparison,
@@ -210,55 +142,6 @@ def test_the_majority_class_is_a_reference_row_of_the_tables_only(tmp_path):
     assert tables["text"].loc["Majority class"].tolist() == ["31.26 ± 0.40", "80.00"]
 
 
-def test_the_setup_names_the_stores_the_runs_read_and_the_title_any_disagreement(tmp_path):
-    """Each dataset's runs name the store they read (training.csv's ``store``); a dataset whose runs name two
-    stores, none, or another store than the one the report reads is stated under the title, never hidden."""
-    from repset.report.document import recorded_stores, write_report
-
-    a, b, c = "a" * 64, "b" * 64, "c" * 64
-    training = pd.DataFrame({"dataset": ["MUTAG", "MUTAG", "PROTEINS", "bbcsport", "twitter"],
-                             "distinct_elements": [False] * 5, "ragged": [False] * 5,
-                             "max_elements": pd.array([65536, 65536, 65536, None, None], dtype="Int64"),
-                             "device": ["cpu", "cuda", "cpu", "cpu", "cpu"], "store": [a, a, b, c, ""],
-                             "runs": [1658, 1242, 2900, 145, 145]})
-    training.to_csv(tmp_path / "training.csv", index=False)
-    read = read_training(tmp_path / "training.csv")
-    assert read["store"].tolist() == [a, a, b, c, ""]
-    line, problems = recorded_stores(read, {"MUTAG": a, "PROTEINS": b, "bbcsport": a})
-    assert line == ("- stores as recorded (the sha256 each run's record names, first 12 hex digits): MUTAG "
-                    f"{a[:12]} (2,900); PROTEINS {b[:12]} (2,900); bbcsport {c[:12]} (145); twitter none named (145)")
-    assert problems == [f"bbcsport's runs name {c[:12]}; the store read here is {a[:12]}",
-                        "the runs of twitter name no store"]
-    two = pd.concat([read, read.iloc[[2]].assign(store=c, runs=3)], ignore_index=True)
-    assert f"the runs of PROTEINS name 2 stores ({b[:12]}: 2,900 runs, {c[:12]}: 3 runs)" in recorded_stores(two)[1]
-    # agreeing records and stores: a Setup line, nothing under the title; a table of before the column: no line
-    agreeing = read.iloc[:3]
-    assert recorded_stores(agreeing, {"MUTAG": a, "PROTEINS": b})[1] == []
-    assert recorded_stores(read.drop(columns="store")) == ("", [])
-    empty = pd.DataFrame(columns=["table", "dataset", "method", "mean", "std", "std_over", "source"])
-    tables = {"text": pd.DataFrame(), "graph": pd.DataFrame()}
-    text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
-                        store_metas={}, training=read, store_sha256={"bbcsport": a}).read_text()
-    title = text.split("## Setup")[0]
-    assert f"**Records and stores disagree:** bbcsport's runs name {c[:12]}; the store read here is {a[:12]}" in title
-    assert line in text.split("## Setup")[1]
-    text = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
-                        store_metas={}, training=agreeing, store_sha256={"MUTAG": a, "PROTEINS": b}).read_text()
-    assert "disagree" not in text and "- stores as recorded" in text
-
-
-def test_a_per_dataset_embedding_setting_is_an_input_difference():
-    from repset.report.document import embedding_differences
-
-    config = copy.deepcopy(CONFIG)
-    assert embedding_differences(config) == ["REDDIT-BINARY: struc2vec walks_per_node 1, epochs 1 "
-                                             "(the other graph datasets: 10, 5)"]
-    config["datasets"]["graph"] = ["MUTAG", "PROTEINS"]          # only the config's datasets are named
-    assert embedding_differences(config) == []
-    config["struc2vec"]["per_dataset"] = {"mutag": {"dim": 20, "hs": True}}   # a key equal to the default is no difference
-    assert embedding_differences(config) == ["MUTAG: struc2vec hs True (the other graph datasets: the default)"]
-
-
 def test_where_your_model_stands_follows_the_result_tables_in_the_report_and_its_html(tmp_path):
     from repset.report.document import write_report
     from repset.report.html import write_markdown_page
@@ -272,7 +155,65 @@ def test_where_your_model_stands_follows_the_result_tables_in_the_report_and_its
         "## Paper vs reproduced")
     assert "## Where your model stands\n\nModels from outside the package ...\n\n| dataset | rank |" in text
     page = write_markdown_page(tmp_path / "REPORT.md", tmp_path / "REPORT.html").read_text()
-    assert "<h2>Where your model stands</h2>" in page and "<td>2-3</td>" in page
+    assert '<h2 id="where-your-model-stands">Where your model stands</h2>' in page and "<td>2-3</td>" in page
     plain = write_report(tmp_path / "REPORT.md", config=copy.deepcopy(CONFIG), ours=empty, tables=tables,
                          store_metas={}).read_text()
     assert "Where your model stands" not in plain
+
+
+def _record() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A small record: ours on BBCSPORT, TWITTER and MUTAG (every paper method), RepSet's grid runs on BBCSPORT (two
+    points tied on validation error on split 0) and one cell note."""
+    from repset.report.reported import reported_results
+
+    paper = reported_results()
+    paper = paper[paper["dataset"].isin(["bbcsport", "twitter", "MUTAG"]) & (paper["role"] != "reported_only")]
+    ours = pd.DataFrame({"table": paper["table"], "dataset": paper["dataset"], "method": paper["method"],
+                         "mean": paper["mean"].astype(float) + 1.0, "std": 0.5,
+                         "std_over": paper["table"].map({"text": "splits", "graph": "repetitions"}), "source": "ours"})
+    runs = pd.DataFrame([{"dataset": "bbcsport", "model": "repset", "split": s, "seed": 0, "point": p, "val_error": v,
+                          "val_loss": loss, "test_error": e, "test_accuracy": 1 - e}
+                         for s in range(2) for p, v, loss, e in (("k10-m20", 0.1, 0.3, 0.05), ("k10-m50", 0.1, 0.2, 0.03),
+                                                                 ("k20-m20", 0.2, 0.1, 0.02), ("k20-m50", 0.3, 0.1, 0.02))])
+    notes = pd.DataFrame([{"table": "text", "dataset": "bbcsport", "method": "repset", "lead": "the seed (one per split)",
+                           "measurement": "five seeds", "result": "a spread of 1.2", "finding": "partly explains"}])
+    return ours, runs, notes
+
+
+def test_the_report_opens_with_the_findings_and_links_every_cell_to_its_section(tmp_path):
+    from repset.report.document import result_tables, write_report
+
+    ours, runs, notes = _record()
+    config = copy.deepcopy(CONFIG)
+    config["datasets"] = {"text": ["bbcsport", "twitter"], "graph": ["MUTAG"]}
+    tables = result_tables(ours, None, ["bbcsport", "twitter"], ["MUTAG"])
+    path = write_report(tmp_path / "REPORT.md", config=config, ours=ours, tables=tables, store_metas={}, notes=notes,
+                        runs=runs, extra_sections=[("Validation ties in the grid choice", "from an older script")])
+    text, cells = path.read_text(), (tmp_path / "cells.md").read_text()
+    lines = text.splitlines()
+    sections = [line for line in lines if line.startswith("## ")]
+    assert sections[:3] == ["## Findings", "## Setup", "## Text categorisation: test error (%)"]
+    first = "\n".join(lines[:60])
+    assert "| on | claim | verdict | numbers |" in first and first.count("\n| ") >= 16     # header, rule, 15 claims
+    assert "(no cell" not in first and "Text: of " in first
+    heads = {anchor(h) for h in re.findall(r"^#+ (.+)$", cells, re.M)}
+    links = re.findall(r"\]\(cells\.md#([\w-]+)\)", text)
+    assert len(set(links)) == len(ours) and set(links) <= heads                 # every cell, each to its section
+    assert "| solver | numba" in text and "{'" not in text
+    assert "## Validation ties in the grid choice" in cells and "from an older script" not in text + cells
+    assert "BBCSPORT: RepSet" in cells and "partly explained: the seed" in cells
+
+
+def test_the_committed_report_is_short_and_opens_with_every_claim():
+    """reproduction/report/REPORT.md as the report rule wrote it from the record: under 60 KB, its findings within
+    its first 60 lines, each cell linked to its section of reproduction/report/cells.md."""
+    report = ROOT / "reproduction" / "report" / "REPORT.md"
+    text, cells = report.read_text(encoding="utf-8"), (report.parent / "cells.md").read_text(encoding="utf-8")
+    assert len(text.encode()) < 60_000
+    first = text.splitlines()[:60]
+    assert [line for line in text.splitlines() if line.startswith("## ")][0] == "## Findings"
+    claims = [line for line in first if line.startswith("| ") and line.count(" | ") >= 3][1:]
+    assert len(claims) == 15 and all(any(f"| **{v}** |" in c for v in VERDICTS) for c in claims)
+    heads = {anchor(h) for h in re.findall(r"^#+ (.+)$", cells, re.M)}
+    links = set(re.findall(r"\]\(cells\.md#([\w-]+)\)", text))
+    assert links and links <= heads

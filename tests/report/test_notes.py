@@ -1,10 +1,9 @@
-"""Cell notes: read and checked (errors name the file and entry), joined to the comparison beside each cell."""
-import pandas as pd
+"""Cell notes: read and checked (errors name the file and entry), and named as the report names its cells."""
 import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.report.notes import FIELDS, notes_table, read_notes
+from repset.report.notes import FIELDS, displayed, read_notes
 
 NOTE = {"table": "text", "dataset": "classic", "method": "nn_max", "lead": "epoch cap", "measurement": "epochs_run",
         "result": "18-30", "finding": "rules out"}
@@ -40,15 +39,10 @@ def test_a_file_that_is_not_yaml_is_named(tmp_path):
         read_notes(path)
 
 
-def test_notes_sit_beside_their_cells_and_bare_outside_cells_say_so(tmp_path):
-    comp = pd.DataFrame({"table": ["text", "text", "text", "graph"], "dataset": ["CLASSIC", "CLASSIC", "TWITTER", "MUTAG"],
-                         "method": ["NN-max", "RepSet", "NN-max", "RepSet"], "mean_ours": [4.85, 3.0, 30.0, 85.9],
-                         "mean_paper": [4.21, 3.1, 28.0, 88.6], "delta_in_paper_sigma": [5.8, -0.2, 3.0, -3.2],
-                         "verdict": ["outside 2 sigma", "within 1 sigma", "outside 2 sigma", "outside 2 sigma"]})
-    notes = read_notes(_write(tmp_path, [NOTE, {**NOTE, "lead": "noise", "finding": "partly explains"},
-                                         {**NOTE, "dataset": "amazon"}]))      # a cell this report does not show
-    table = notes_table(comp, notes)
-    assert table[table["dataset"] == "CLASSIC"]["finding"].tolist() == ["rules out", "partly explains"]
-    assert table.set_index("dataset").loc[["TWITTER", "MUTAG"], "finding"].tolist() == ["unexplained: nothing measured yet"] * 2
-    assert "AMAZON" not in set(table["dataset"]) and "RepSet" not in set(table[table["dataset"] == "CLASSIC"]["method"])
-    assert len(notes_table(comp, None)) == 3                     # without notes: every outside cell, unexplained
+def test_notes_take_the_reports_names_of_datasets_and_methods(tmp_path):
+    notes = read_notes(_write(tmp_path, [NOTE, {**NOTE, "dataset": "MUTAG", "table": "graph",
+                                                "method": "repset_init_small"}]))
+    shown = displayed(notes)
+    assert shown[["dataset", "method"]].values.tolist() == [["CLASSIC", "NN-max"], ["MUTAG", "RepSet (init small)"]]
+    assert shown["lead"].tolist() == notes["lead"].tolist() and notes["dataset"].tolist() == ["classic", "MUTAG"]
+    assert displayed(None).empty and list(displayed(None).columns) == list(FIELDS)

@@ -88,3 +88,13 @@ def test_two_level_index_in_markdown_and_latex():
     assert md[0].replace(" ", "") == "|init|set|words|" and "uniform" in md[2] and r"a \| b & c" in md[2]
     tex = to_latex(table)
     assert r"a | b \& c" in tex and r"c\_d" in tex and r"\begin{tabular}{llc}" in tex
+
+
+def test_an_unpadded_table_is_the_same_table_in_fewer_bytes():
+    t = pd.DataFrame({"cell": ["[4.43 ± 1.97](cells.md#x) ✗", "a|b"], "long": ["x" * 300, "y"]}, index=["RepSet", "WMD"])
+    t.index.name = "method"
+    padded, compact = to_markdown(t, escape=False), to_markdown(t, escape=False, pad=False)
+    assert rows(compact) == rows(padded) and len(compact) < len(padded) / 1.5
+    assert compact.splitlines()[:3] == ["| method | cell | long |", "|---|---|---|",
+                                        "| RepSet | [4.43 ± 1.97](cells.md#x) ✗ | " + "x" * 300 + " |"]
+    assert rows(compact)[2][1] == r"a\|b"                           # the separator escaped, links kept

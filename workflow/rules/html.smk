@@ -5,6 +5,7 @@
 rule report_html:
     input:
         md=rules.report.output.report,
+        cells=rules.report.output.cells,    # REPORT.md's links to it become links inside the one page
     output:
         html=report("results/html/REPORT.html", caption="../report/report.rst", category="Report"),
     log:

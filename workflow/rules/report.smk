@@ -125,8 +125,10 @@ rule report:
         noise=config.get("noise_table") or [],       # a run-to-run noise table (repset.pipeline.noise)
         notes=config.get("cell_notes") or [],        # what was measured about single cells (repset.report.notes)
         standing=rules.standing.output.md if YOUR_MODELS else [],   # where the models from outside the package stand
+        runtime=rules.runtime_table.output.table,   # the runtime claims of the findings (repset.report.claims)
     output:
         report="results/REPORT.md",
+        cells="results/cells.md",                   # every cell's numbers, notes, measurements and validation ties
     log:
         "logs/report.log",
     conda:
