@@ -147,3 +147,47 @@ def test_with_the_record_restored_only_the_new_model_trains(tmp_path):
     planned = {p for block in out.stdout.split("rule train_pack_")[1:] for p in
                block.split("output: ")[1].split("\n")[0].split(", ")}
     assert len(planned) == 200 and all(p.startswith("results/runs/MUTAG/sum_pool/") for p in planned)
+
+
+def test_a_grid_on_each_repetition_trains_around_the_recorded_first_repetition(tmp_path):
+    """REDDIT-BINARY's 92 runs of the first repetition (grid on fold 0) in place, with their two grid choices, as
+    `record restore` leaves them; the declaration over all 10 repetitions (grid on each one's first fold) plans the
+    828 runs and 18 grid choices (repetitions 1-9 of RepSet and ApproxRepSet) they lack, and none of theirs."""
+    import json
+    import os
+    import time
+
+    from repset.pipeline.pack import load_config
+    from repset.protocol.jobs import grid_choice_path, runs
+
+    shutil.copy(ROOT / "config.yaml", tmp_path)
+    declared = tmp_path / "per_repetition.yaml"
+    declared.write_text("protocol: {per_dataset: {REDDIT-BINARY: {graph_splits: 100, grid_splits: 1, "
+                        "grid_scope: repetition}}}\n")
+    first = "protocol: {per_dataset: {REDDIT-BINARY: {graph_splits: 10, grid_splits: 1}}}\n"
+    (tmp_path / "first.yaml").write_text(first)
+    for age, path in enumerate(["data/raw/REDDIT-BINARY.sources.json", "data/embed/REDDIT-BINARY.struc2vec.npy",
+                                "data/sets/REDDIT-BINARY.struc2vec.npz", "data/sets/REDDIT-BINARY.struc2vec.json"]):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+        os.utime(tmp_path / path, (1e9 + age, 1e9 + age))     # built long before the records
+    config = load_config(ROOT / "config.yaml", [tmp_path / "first.yaml"])
+    recorded = [run.path for run in runs(config, ["REDDIT-BINARY"])]
+    recorded += [grid_choice_path("REDDIT-BINARY", m, 0) for m in ("repset", "approx_repset")]
+    restored = time.time()
+    for path in recorded:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(json.dumps({"layer": config["models"][path.split("/")[3]]["layer"]}))
+        os.utime(tmp_path / path, (restored, restored))       # restored together, after the store
+    every = [run.path for run in runs(load_config(ROOT / "config.yaml", [declared]), ["REDDIT-BINARY"])]
+    assert len(recorded) == 92 + 2 and len(every) == 920
+    out = snakemake("--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n",
+                    "--cores", "1", "--rerun-triggers", "mtime", "input", "params", "--configfile", str(declared),
+                    "--", *every)
+    assert out.returncode == 0, out.stderr[-2000:]
+    stats = out.stdout.split("Job stats:")[1].split("total")[0]
+    assert dict(line.split() for line in stats.splitlines()[3:] if line.strip()) == {
+        "train": "828", "grid_choice_repetition": "18"}
+    planned = {line.split("output: ")[1] for line in out.stdout.splitlines() if "output: " in line}
+    assert len(planned) == 846 and not planned & set(recorded)
+    assert "results/runs/REDDIT-BINARY/repset/grid_seed0_rep9.json" in planned

@@ -189,9 +189,11 @@ def _check_train_packs(config: dict) -> None:
 
 def _check_protocol_overrides(config: dict) -> None:
     """``protocol.per_dataset``: each a dataset of ``datasets`` (once, in any spelling), overriding the split
-    count of its kind and ``grid_splits`` with values the global keys could take."""
+    count of its kind and ``grid_splits`` with values the global keys could take, and, for a graph dataset not
+    trained in packs (whose chosen runs read one grid choice per model and seed), ``grid_scope``."""
     from repset.datasets.registry import get_spec
-    from repset.protocol.plan import SPLIT_KEYS, datasets
+    from repset.protocol.packs import packed_datasets
+    from repset.protocol.plan import GRID_SCOPES, SPLIT_KEYS, datasets
 
     seen: dict[str, str] = {}
     for name, keys in (config["protocol"].get("per_dataset") or {}).items():
@@ -201,15 +203,23 @@ def _check_protocol_overrides(config: dict) -> None:
         if spec.name in seen:
             raise ValueError(f"config key '{key}': {spec.name} is overridden twice (also as {seen[spec.name]!r})")
         seen[spec.name] = name
-        allowed = (SPLIT_KEYS[spec.kind][0], "grid_splits")
+        allowed = (SPLIT_KEYS[spec.kind][0], "grid_splits") + (("grid_scope",) if spec.kind == "graph" else ())
         if not isinstance(keys, dict) or set(keys) - set(allowed):
             bad = sorted(set(keys) - set(allowed)) if isinstance(keys, dict) else keys
+            why = " (its splits are no CV repetitions)" if isinstance(keys, dict) and "grid_scope" in bad else ""
             raise ValueError(f"config key '{key}': cannot override {bad}; a {spec.kind} dataset may override "
-                             f"{' and '.join(allowed)}")
+                             f"{', '.join(allowed[:-1])} and {allowed[-1]}{why}")
         for option, value in keys.items():
             if option == "grid_splits":
                 if not (value is None or (type(value) is int and value >= 1)):
                     raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1 or null")
+            elif option == "grid_scope":
+                if value not in GRID_SCOPES:
+                    raise ValueError(f"config key '{key}.{option}': {value!r} is not one of {', '.join(GRID_SCOPES)}")
+                if value == "repetition" and spec.name in packed_datasets(config):
+                    raise ValueError(f"config key '{key}.{option}': {spec.name} trains in packs "
+                                     "(train_packs.datasets), whose chosen runs read one grid choice per model and "
+                                     "seed; take it out of train_packs.datasets to search the grid on each repetition")
             elif not (type(value) is int and 1 <= value <= SPLIT_KEYS[spec.kind][1]):
                 raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1 and "
                                  f"<= {SPLIT_KEYS[spec.kind][1]}")

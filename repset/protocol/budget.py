@@ -9,7 +9,8 @@ the epochs a run is expected to train (:func:`expected_epochs`: the mean ``epoch
 records of that dataset and model where there are any, else the model's ``train.epochs``, an upper
 bound: early stopping ends runs sooner), adds the job's start (the interpreter and torch; shared by a
 pack's runs, :mod:`repset.protocol.packs`), and multiplies by the runs the protocol asks for (splits x
-seeds, the grid searched on ``protocol.grid_splits`` splits); :func:`summarize` lays the runs out as
+seeds, the grid searched on ``protocol.grid_splits`` splits, or that many folds of each CV repetition with a
+dataset's ``grid_scope: repetition``); :func:`summarize` lays the runs out as
 the workflow's jobs (one per split and grid point) and replays them on 2, 8, 64 and unboundedly many
 cores. Only the timing matters: the values are synthetic or, from a store, not kept.
 """
@@ -30,9 +31,9 @@ from repset.training.chunks import chunks, eval_batches
 from repset.training.trainer import TrainConfig, batch_indices, eval_options, evaluate, fit, seed_everything
 
 from .grid import grid_points, point_id
-from .jobs import CHOSEN, searched_splits
+from .jobs import CHOSEN, grid_blocks
 from .packs import packed_datasets
-from .plan import layer_options, models_for, split_count, train_settings
+from .plan import layer_options, models_for, train_settings
 from .schedule import job_costs, wall_seconds
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "records_against_estimate",
@@ -156,15 +157,13 @@ def _memory_mb(shape: DatasetShape, batches: list[torch.Tensor], layer: str, opt
 
 def protocol_runs(config: dict, dataset: str, model: str) -> dict[str, float]:
     """Expected runs per grid point of ``model`` on ``dataset``: splits x seeds when the grid is searched
-    on every split; else the first ``grid_splits`` splits (the dataset's, :func:`~.jobs.searched_splits`) train
-    every point and each later split one point, counted here as ``1 / len(grid)`` run of every point (the
-    mean cost of the grid)."""
+    on every split; else the searched splits (the dataset's first ``grid_splits``, or first ``grid_splits`` folds
+    of each repetition: :func:`~.jobs.grid_blocks`) train every point and each later split one point, counted
+    here as ``1 / len(grid)`` run of every point (the mean cost of the grid)."""
     points = [point_id(p) for p in grid_points(config["models"][model]["grid"])]
-    splits, seeds = split_count(dataset, config), len(config["protocol"]["seeds"])
-    searched = searched_splits(config, dataset, model)
-    if searched == splits:
-        return {p: float(splits * seeds) for p in points}
-    return {p: seeds * (searched + (splits - searched) / len(points)) for p in points}
+    blocks, seeds = grid_blocks(config, dataset, model), len(config["protocol"]["seeds"])
+    searched, later = sum(len(s) for s, _ in blocks), sum(len(c) for _, c in blocks)
+    return {p: seeds * (searched + later / len(points)) for p in points}
 
 
 def expected_epochs(records: pd.DataFrame | None, dataset: str, model: str, bound: int) -> tuple[float, str]:

@@ -45,6 +45,9 @@ def wmd_mat_path(dataset: str, config: dict) -> str | None:
 #: per dataset kind: the ``protocol`` key counting its splits and the most splits it has (5 random
 #: 70/30 splits of a text dataset, the 10 x 10 CV folds of a graph dataset)
 SPLIT_KEYS = {"text": ("text_splits", 5), "graph": ("graph_splits", 100)}
+#: the values of a graph dataset's ``protocol.per_dataset.<name>.grid_scope``: where the grid's ``grid_splits``
+#: splits are counted, from the protocol's first split (the default) or from each CV repetition's first fold
+GRID_SCOPES = ("protocol", "repetition")
 
 
 def protocol_overrides(config: dict) -> dict[str, dict]:
@@ -85,12 +88,29 @@ def describe_override(config: dict, dataset: str) -> str:
             first = ("" if n % spec.n_splits or reps == spec.n_repeats else
                      " (the first repetition)" if reps == 1 else f" (the first {reps} repetitions)")
             parts.append(f"{n} of the {spec.n_splits} x {spec.n_repeats} folds{first}")
-    if "grid_splits" in keys:
-        searched = keys["grid_splits"]
-        parts.append("the grid searched on every split" if searched is None or searched >= n else
-                     f"the grid searched on the first {'split only' if searched == 1 else f'{searched} splits'}, "
-                     "later splits train the point chosen there")
+    if {"grid_splits", "grid_scope"} & set(keys):
+        parts.append(describe_grid(config, dataset))
     return ", ".join(parts)
+
+
+def describe_grid(config: dict, dataset: str) -> str:
+    """Where the grid of ``dataset`` is searched, in words (its ``grid_splits`` and ``grid_scope``, e.g. ``the grid
+    searched on the first fold of each of the 10 repetitions, the other folds of a repetition train the point
+    chosen on it``)."""
+    protocol, n, spec = protocol_for(config, dataset), split_count(dataset, config), get_spec(dataset)
+    searched = protocol.get("grid_splits")
+    if protocol.get("grid_scope") == "repetition" and spec.n_repeats > 1 and searched is not None:
+        if searched >= min(n, spec.n_splits):
+            return "the grid searched on every split"
+        reps = -(-n // spec.n_splits)
+        folds = "fold" if searched == 1 else f"{searched} folds"
+        where = f"each of the {reps} repetitions" if reps > 1 else "the repetition"
+        return (f"the grid searched on the first {folds} of {where}, the other folds of a repetition train the point "
+                "chosen on it")
+    if searched is None or searched >= n:
+        return "the grid searched on every split"
+    return (f"the grid searched on the first {'split only' if searched == 1 else f'{searched} splits'}, "
+            "later splits train the point chosen there")
 
 
 def datasets(config: dict) -> list[str]:

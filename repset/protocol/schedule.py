@@ -4,9 +4,10 @@
 row per training job of :func:`repset.protocol.jobs.runs`. A ``chosen`` job (a split that trains the
 point the grid search chose) costs the mean over the grid's points (``seconds``, the expectation) and
 at most their max (``seconds_max``, what a resource request must allow); it waits for every searched
-job of its (dataset, model, seed). :func:`wall_seconds` replays the jobs on ``cores`` single-threaded
-workers, longest remaining path first (a list schedule, as Snakemake's greedy scheduler roughly does);
-``cores=None`` gives the critical path (an unbounded cluster).
+job of its grid choice (dataset, model, seed and ``choice``: the CV repetition with ``grid_scope: repetition``).
+:func:`wall_seconds` replays the jobs on ``cores`` single-threaded workers, longest remaining path first (a list
+schedule, as Snakemake's greedy scheduler roughly does); ``cores=None`` gives the critical path (an unbounded
+cluster).
 """
 from __future__ import annotations
 
@@ -15,20 +16,22 @@ import math
 
 import pandas as pd
 
-from .jobs import CHOSEN, model_runs
+from .jobs import CHOSEN, choice_repetitions, model_runs
 from .plan import model_points, models_for
 
 __all__ = ["job_costs", "wall_seconds", "runtime_minutes"]
 
 
 def job_costs(table: pd.DataFrame, config: dict) -> pd.DataFrame:
-    """One row per training job: dataset, model, point, split, seed, ``seconds`` (expected) and
-    ``seconds_max`` (upper bound), from ``table`` rows with dataset, model, point and ``run_seconds``."""
+    """One row per training job: dataset, model, point, split, seed, ``choice`` (the index of its grid choice,
+    :func:`~.jobs.choice_repetitions`), ``seconds`` (expected) and ``seconds_max`` (upper bound), from ``table``
+    rows with dataset, model, point and ``run_seconds``."""
     per_run = {(r.dataset, r.model, r.point): float(r.run_seconds) for r in table.itertuples()}
     rows = []
     for dataset in dict.fromkeys(table["dataset"]):
         for model in models_for(config, dataset):
             grid = [per_run[(dataset, model, p)] for p in model_points(config, model)]
+            choice = choice_repetitions(config, dataset, model)
             for seed in config["protocol"]["seeds"]:
                 for run in model_runs(config, dataset, model, seed):
                     if run.point == CHOSEN:
@@ -36,17 +39,20 @@ def job_costs(table: pd.DataFrame, config: dict) -> pd.DataFrame:
                     else:
                         seconds = upper = per_run[(dataset, model, run.point)]
                     rows.append({"dataset": dataset, "model": model, "point": run.point, "split": run.split,
-                                 "seed": seed, "seconds": seconds, "seconds_max": upper})
-    return pd.DataFrame(rows, columns=["dataset", "model", "point", "split", "seed", "seconds", "seconds_max"])
+                                 "seed": seed, "choice": choice[run.split], "seconds": seconds, "seconds_max": upper})
+    return pd.DataFrame(rows, columns=["dataset", "model", "point", "split", "seed", "choice", "seconds",
+                                       "seconds_max"])
 
 
 def wall_seconds(jobs: pd.DataFrame, cores: int | None, column: str = "seconds") -> float:
     """Wall-clock seconds to run ``jobs`` (:func:`job_costs`) on ``cores`` one-thread workers (None: as
     many as there are jobs, i.e. the critical path). ``chosen`` jobs start after every other job of their
-    (dataset, model, seed) group has finished."""
+    (dataset, model, seed, ``choice``) group has finished (no ``choice`` column: one choice per dataset, model
+    and seed)."""
     if jobs.empty:
         return 0.0
-    keys = list(zip(jobs["dataset"], jobs["model"], jobs["seed"]))
+    choice = jobs["choice"] if "choice" in jobs.columns else [0] * len(jobs)
+    keys = list(zip(jobs["dataset"], jobs["model"], jobs["seed"], choice))
     seconds = jobs[column].to_numpy(float)
     waits = (jobs["point"] == CHOSEN).to_numpy()
     # longest path from each job to the end: a searched job is followed by its group's longest chosen job

@@ -3,6 +3,7 @@ lowest validation error (ties: lower validation loss, then the first in grid ord
 the test metrics over splits."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -169,10 +170,11 @@ def random_tie_cells(frame: pd.DataFrame, draws: int, seed: int = 0) -> np.ndarr
     return picks.mean(axis=0) * 100
 
 
+@functools.lru_cache(maxsize=65536)
 def repetition(dataset: str, split: int) -> int | None:
     """The repetition of the CV that ``split`` belongs to (``split // folds``: splits are repetition-major),
     None for a dataset whose protocol is not repeated CV (the text datasets) or that the registry does not
-    know (its splits are taken as independent)."""
+    know (its splits are taken as independent). Cached: the planner asks it for every split of every job."""
     from repset.datasets.registry import dataset_names, get_spec
 
     if dataset.lower() not in {n.lower() for n in dataset_names()}:

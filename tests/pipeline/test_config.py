@@ -67,6 +67,7 @@ def test_bad_values_are_named(edit, message):
 
 
 REDUCED = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+PER_REPETITION = {"REDDIT-BINARY": {"graph_splits": 100, "grid_splits": 1, "grid_scope": "repetition"}}
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
@@ -79,7 +80,8 @@ def with_overrides(overrides: dict) -> dict:
 def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
     jsonschema = pytest.importorskip("jsonschema")
 
-    for overrides in (REDUCED, {"reddit-b": {"grid_splits": None}, "bbcsport": {"text_splits": 2}}, {}):
+    for overrides in (REDUCED, {"reddit-b": {"grid_splits": None}, "bbcsport": {"text_splits": 2}}, {}, PER_REPETITION,
+                      {"MUTAG": {"grid_scope": "protocol"}}):
         jsonschema.validate(with_overrides(overrides), SCHEMA)
         check_config(with_overrides(overrides))
 
@@ -90,7 +92,14 @@ def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
      r"config key 'protocol.per_dataset.recipe': 'recipe' is not among the config's datasets"),
     ({"REDDIT-BINARY": {"graph_splits": 10, "seeds": [1]}},
      r"config key 'protocol.per_dataset.REDDIT-BINARY': cannot override \['seeds'\]; a graph dataset may override "
-     r"graph_splits and grid_splits"),
+     r"graph_splits, grid_splits and grid_scope"),
+    ({"bbcsport": {"grid_scope": "repetition"}},
+     r"config key 'protocol.per_dataset.bbcsport': cannot override \['grid_scope'\]; a text dataset may override "
+     r"text_splits and grid_splits \(its splits are no CV repetitions\)"),
+    ({"REDDIT-BINARY": {"grid_scope": "fold"}},
+     r"config key 'protocol.per_dataset.REDDIT-BINARY.grid_scope': 'fold' is not one of protocol, repetition"),
+    ({"MUTAG": {"grid_splits": 1, "grid_scope": "repetition"}},
+     r"config key 'protocol.per_dataset.MUTAG.grid_scope': MUTAG trains in packs \(train_packs.datasets\)"),
     ({"MUTAG": {"text_splits": 2}}, r"config key 'protocol.per_dataset.MUTAG': cannot override \['text_splits'\]"),
     ({"REDDIT-BINARY": {"graph_splits": 0}},
      r"config key 'protocol.per_dataset.REDDIT-BINARY.graph_splits': 0 is not an integer >= 1 and <= 100"),
@@ -112,6 +121,7 @@ def test_bad_dataset_overrides_are_named(overrides, message):
     ({"REDDIT-BINARY": {"graph_splits": 101}}, ["protocol", "per_dataset", "REDDIT-BINARY", "graph_splits"]),
     ({"REDDIT-BINARY": {"seeds": [1]}}, ["protocol", "per_dataset", "REDDIT-BINARY"]),
     ({"REDDIT-BINARY": 10}, ["protocol", "per_dataset", "REDDIT-BINARY"]),
+    ({"REDDIT-BINARY": {"grid_scope": "fold"}}, ["protocol", "per_dataset", "REDDIT-BINARY", "grid_scope"]),
 ])
 def test_the_schema_refuses_bad_overrides_at_their_key(overrides, path):
     jsonschema = pytest.importorskip("jsonschema")
@@ -119,6 +129,16 @@ def test_the_schema_refuses_bad_overrides_at_their_key(overrides, path):
     with pytest.raises(jsonschema.ValidationError) as err:
         jsonschema.validate(with_overrides(overrides), SCHEMA)
     assert list(err.value.absolute_path) == path
+
+
+def test_grid_scope_is_a_dataset_override_only():
+    jsonschema = pytest.importorskip("jsonschema")
+
+    config = copy.deepcopy(CONFIG)
+    config["protocol"]["grid_scope"] = "repetition"
+    with pytest.raises(jsonschema.ValidationError, match="'grid_scope' was unexpected") as err:
+        jsonschema.validate(config, SCHEMA)
+    assert list(err.value.absolute_path) == ["protocol"]
 
 
 def test_case_variants_of_dataset_names_are_accepted():

@@ -37,6 +37,23 @@ def test_protocol_runs_follow_a_dataset_override():
         "k2-m2": 200.0, "k2-m3": 200.0}
 
 
+def test_protocol_runs_and_summary_follow_a_grid_searched_on_each_repetition():
+    """REDDIT-BINARY on all 100 folds with the grid on each repetition's first fold: per seed 10 x 2 grid runs and
+    90 chosen runs (costed at the grid's mean), so 2 x (20 + 90) = 220 runs, 110 per point; the baseline 2 x 100."""
+    per_repetition = config()
+    per_repetition["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"grid_splits": 1, "grid_scope": "repetition"}}
+    assert protocol_runs(per_repetition, "REDDIT-BINARY", "repset") == {"k2-m2": 110.0, "k2-m3": 110.0}
+    assert protocol_runs(per_repetition, "REDDIT-BINARY", "deepsets") == {"default": 200.0}
+    import pandas as pd
+
+    table = pd.DataFrame({"dataset": ["REDDIT-BINARY"] * 3, "model": ["repset", "repset", "deepsets"],
+                          "point": ["k2-m2", "k2-m3", "default"], "run_seconds": [360.0, 1080.0, 36.0]})
+    per = summarize(table, per_repetition, cores=(None,)).set_index("model")
+    assert per["jobs"].to_dict() == {"repset": 220, "deepsets": 200} and per.attrs["n_jobs"] == 420
+    assert per.attrs["total_hours"] == pytest.approx((2 * 10 * (360 + 1080) + 2 * 90 * 720 + 200 * 36) / 3600)
+    assert per.attrs["wall_hours"][None] == pytest.approx((1080 + 720) / 3600)   # a repetition's grid, then its choice
+
+
 SHAPE = DatasetShape("bbcsport", np.random.default_rng(0).integers(2, 9, 40), 4, 3, 5)
 
 

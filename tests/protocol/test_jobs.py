@@ -5,8 +5,11 @@ import pytest
 import yaml
 from repo_paths import ROOT
 
-from repset.protocol.jobs import (CHOSEN, Run, check_run, grid_choice_inputs, model_runs, run_settings, runs,
-                                  searched_splits, wildcard_patterns)
+from repset.protocol.jobs import (CHOSEN, Run, check_run, choice_repetitions, grid_blocks, grid_choice_inputs,
+                                  grid_choice_of, grid_choice_path, model_runs, run_settings, runs, searched_splits,
+                                  wildcard_patterns)
+from repset.protocol.plan import model_points
+from repset.protocol.selection import records_frame, selected_point
 
 
 @pytest.fixture
@@ -129,3 +132,79 @@ def test_a_dataset_override_reduces_that_dataset_and_keeps_the_record_paths(conf
         check_run(config, "REDDIT-BINARY", "deepsets", "default", "10", "0")
     with pytest.raises(ValueError, match=r"split 0 of REDDIT-BINARY searches the grid of repset"):
         check_run(config, "REDDIT-BINARY", "repset", CHOSEN, "0", "0")
+
+
+PER_REPETITION = {"REDDIT-BINARY": {"graph_splits": 100, "grid_splits": 1, "grid_scope": "repetition"}}
+
+
+def test_a_grid_searched_on_each_repetition_plans_920_runs_for_reddit(config):
+    config["datasets"]["graph"].append("REDDIT-BINARY")
+    config["protocol"]["per_dataset"] = PER_REPETITION
+    reddit = runs(config, ["REDDIT-BINARY"])
+    counts = {m: sum(j.model == m for j in reddit) for m in config["models"]}
+    assert counts == {"repset": 210, "approx_repset": 210, "deepsets": 100, "nn_mean": 100, "nn_max": 100,
+                      "nn_attention": 100, "set_transformer": 100} and len(reddit) == 920
+    assert len({j.path for j in reddit}) == 920
+    repset = [j for j in reddit if j.model == "repset"]
+    assert {j.split for j in repset if j.point != CHOSEN} == set(range(0, 100, 10))          # each repetition's fold 0
+    assert {j.split for j in repset if j.point == CHOSEN} == set(range(100)) - set(range(0, 100, 10))
+    assert [(j.split, j.point) for j in repset[11:14]] == [(0, "k50-m100"), (1, CHOSEN), (2, CHOSEN)]
+    assert searched_splits(config, "REDDIT-BINARY", "repset") == 10
+    assert grid_blocks(config, "REDDIT-BINARY", "repset")[3] == (range(30, 31), range(31, 40))
+    assert grid_blocks(config, "REDDIT-BINARY", "deepsets") == [(range(100), range(100, 100))]
+    with pytest.raises(ValueError, match="on each CV repetition .* name the repetition \\(0..9\\)"):
+        grid_choice_inputs(config, "REDDIT-BINARY", "repset", 0)
+    with pytest.raises(ValueError, match="no grid choice of repset for repetition 10: it has repetitions 0..9"):
+        grid_choice_inputs(config, "REDDIT-BINARY", "repset", 0, 10)
+    with pytest.raises(ValueError, match=r"split 30 of REDDIT-BINARY searches the grid of repset \(splits 0, 10, 20"):
+        check_run(config, "REDDIT-BINARY", "repset", CHOSEN, "30", "0")
+    assert check_run(config, "REDDIT-BINARY", "repset", CHOSEN, "31", "0").split == 31
+    # the other datasets keep one grid choice for the whole protocol
+    assert grid_choice_of(config, Run("MUTAG", "repset", CHOSEN, 31, 0)) == "results/runs/MUTAG/repset/grid_seed0.json"
+
+
+def test_a_later_fold_trains_the_point_chosen_on_its_own_repetitions_first_fold(config):
+    """Records made by hand in which validation prefers grid point r on repetition r's first fold: each chosen run's
+    grid choice reads that fold only (its file named by its repetition), so it trains point r."""
+    config["datasets"]["graph"].append("REDDIT-BINARY")
+    config["protocol"]["per_dataset"] = PER_REPETITION
+    points = list(model_points(config, "repset"))
+
+    def record(run):
+        best = run.point == points[run.split // 10]
+        return {"dataset": run.dataset, "model": run.model, "split": run.split, "point": run.point,
+                "train_config": {"seed": run.seed}, "val": {"error": 0.1 if best else 0.3, "loss": 1.0},
+                "test": {"error": 0.2, "accuracy": 0.8}, "epoch_seconds_median": 1.0, "epochs_run": 5}
+
+    records = {run.path: record(run) for run in model_runs(config, "REDDIT-BINARY", "repset", 0) if run.point != CHOSEN}
+    later = [run for run in model_runs(config, "REDDIT-BINARY", "repset", 0) if run.point == CHOSEN]
+    assert len(records) == 120 and len(later) == 90
+    for run in later:
+        repetition = choice_repetitions(config, "REDDIT-BINARY", "repset")[run.split]
+        inputs = grid_choice_inputs(config, "REDDIT-BINARY", "repset", 0, repetition)
+        assert {records[p]["split"] for p in inputs} == {run.split // 10 * 10} and len(inputs) == 12
+        assert selected_point(records_frame(records[p] for p in inputs)) == points[run.split // 10]
+        assert grid_choice_of(config, run) == grid_choice_path("REDDIT-BINARY", "repset", 0, run.split // 10)
+    assert grid_choice_path("REDDIT-BINARY", "repset", 0, 0) == "results/runs/REDDIT-BINARY/repset/grid_seed0.json"
+    assert grid_choice_path("REDDIT-BINARY", "repset", 0, 3) == "results/runs/REDDIT-BINARY/repset/grid_seed0_rep3.json"
+
+
+def test_the_recorded_first_repetition_is_reused_by_the_grid_on_each_repetition(config):
+    """Every REDDIT-BINARY record of reproduction/runs.csv (the first repetition, grid on fold 0) is a job of the
+    declaration over all repetitions, at the same path and reading the same grid choice from the same records."""
+    import csv
+
+    with open(ROOT / "reproduction" / "runs.csv", newline="") as f:
+        recorded = {f"results/runs/{row['path']}" for row in csv.DictReader(f) if row["dataset"] == "REDDIT-BINARY"}
+    config["datasets"]["graph"].append("REDDIT-BINARY")
+    config["protocol"]["per_dataset"] = REDUCED
+    first = runs(config, ["REDDIT-BINARY"])
+    choices = {m: (grid_choice_inputs(config, "REDDIT-BINARY", m, 0), {grid_choice_of(config, r) for r in first
+               if r.model == m and r.point == CHOSEN}) for m in ("repset", "approx_repset")}
+    config["protocol"]["per_dataset"] = PER_REPETITION
+    every = {run.path: run for run in runs(config, ["REDDIT-BINARY"])}
+    assert len(recorded) == 92 and recorded == {r.path for r in first} and recorded <= set(every)
+    for model, (inputs, files) in choices.items():
+        assert grid_choice_inputs(config, "REDDIT-BINARY", model, 0, 0) == inputs
+        assert files == {grid_choice_of(config, every[p]) for p in recorded if f"/{model}/{CHOSEN}/" in p} == {
+            f"results/runs/REDDIT-BINARY/{model}/grid_seed0.json"}

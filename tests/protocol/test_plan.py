@@ -48,6 +48,23 @@ def test_a_dataset_override_changes_that_dataset_only(config):
     assert protocol_for(config, "MUTAG")["grid_splits"] is None and protocol_for(config, "PROTEINS")["grid_splits"] == 2
 
 
+def test_a_grid_searched_on_each_repetition_is_described_as_such(config):
+    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 100, "grid_splits": 1,
+                                                           "grid_scope": "repetition"}}
+    assert describe_override(config, "REDDIT-BINARY") == (
+        "100 of the 10 x 10 folds, the grid searched on the first fold of each of the 10 repetitions, the other "
+        "folds of a repetition train the point chosen on it")
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 30, "grid_splits": 2, "grid_scope": "repetition"}}
+    assert describe_override(config, "MUTAG") == (
+        "30 of the 10 x 10 folds (the first 3 repetitions), the grid searched on the first 2 folds of each of the 3 "
+        "repetitions, the other folds of a repetition train the point chosen on it")
+    config["protocol"]["per_dataset"] = {"MUTAG": {"grid_splits": 10, "grid_scope": "repetition"}}
+    assert describe_override(config, "MUTAG") == "the grid searched on every split"      # every fold of each
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 10, "grid_splits": 1, "grid_scope": "protocol"}}
+    assert describe_override(config, "MUTAG").endswith("the grid searched on the first split only, later splits "
+                                                       "train the point chosen there")
+
+
 def test_store_paths_and_points(config):
     assert store_path("bbcsport", config) == "data/sets/bbcsport.glove-6b-50d.npz"
     assert store_path("MUTAG", config) == "data/sets/MUTAG.struc2vec.npz"

@@ -37,5 +37,20 @@ def test_wall_time_on_cores_and_the_critical_path():
     assert wall_seconds(every, None) == pytest.approx(30.0) and wall_seconds(every.iloc[:0], 4) == 0.0
 
 
+def test_a_repetitions_chosen_jobs_wait_for_its_own_grid_only():
+    per_repetition = config(grid_splits=1)
+    per_repetition["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 20, "grid_scope": "repetition"}}
+    table = TABLE.assign(dataset="MUTAG")
+    jobs = job_costs(table, per_repetition)
+    repset = jobs[jobs.model == "repset"]
+    assert repset["choice"].tolist() == [0] * 11 + [1] * 11 and (jobs[jobs.model == "deepsets"]["choice"] == 0).all()
+    assert repset[repset.point != CHOSEN]["split"].tolist() == [0, 0, 10, 10]
+    # one group: repetition 1's chosen job waits for repetition 0's long grid job; per choice it does not
+    hand = pd.DataFrame({"dataset": "MUTAG", "model": "repset", "seed": 0, "choice": [0, 0, 1, 1],
+                         "point": ["m2", CHOSEN, "m2", CHOSEN], "seconds": [100.0, 1.0, 1.0, 50.0]})
+    assert wall_seconds(hand, 2) == pytest.approx(101.0)          # core 1: 0-100, 100-101; core 2: 0-1, 1-51
+    assert wall_seconds(hand.drop(columns="choice"), 2) == pytest.approx(150.0)
+
+
 def test_runtime_request_has_a_margin_and_a_floor():
     assert runtime_minutes(1.0) == 10 and runtime_minutes(3600.0) == 95

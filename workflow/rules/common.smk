@@ -15,7 +15,7 @@ def train_inputs(w):
     run = job_run(w)
     inputs = {"store": store_path(run.dataset, config)}
     if run.point == CHOSEN:
-        inputs["choice"] = grid_choice_path(run.dataset, run.model, run.seed)
+        inputs["choice"] = grid_choice_of(config, run)     # its CV repetition's with grid_scope: repetition
     return inputs
 
 

@@ -1,6 +1,8 @@
 # Training at the protocol's grain: one job per dataset, model, grid point, split and seed
 # (repset/protocol/jobs.py). Later splits of a grid searched on the first `protocol.grid_splits`
-# splits train the point chosen there: their point is `chosen` and they wait for `grid_choice`.
+# splits train the point chosen there: their point is `chosen` and they wait for `grid_choice`. A dataset
+# with `grid_scope: repetition` has a grid choice per CV repetition: the first's is `grid_choice`'s file
+# (grid_seed<s>.json), repetition r >= 1's `grid_choice_repetition`'s (grid_seed<s>_rep<r>.json).
 # Datasets listed in `train_packs` (short runs) train in packs instead: one job, one process, for up to
 # `train_packs.runs` runs of one dataset, model, seed and stage (repset/protocol/packs.py), each record
 # written as the `train` rule writes it. Records already there stay out of the packs.
@@ -87,7 +89,7 @@ rule grid_choice:
     # reads a few records: run it on the submitting node, not as a cluster job
     localrule: True
     input:
-        records=lambda w: grid_choice_inputs(config, w.dataset, w.model, int(w.seed)),
+        records=lambda w: grid_choice_inputs(config, w.dataset, w.model, int(w.seed), 0),
     output:
         choice="results/runs/{dataset}/{model}/grid_seed{seed}.json",
     wildcard_constraints:
@@ -100,6 +102,20 @@ rule grid_choice:
         "../envs/core.yaml"
     script:
         "../scripts/grid_choice.py"
+
+
+use rule grid_choice as grid_choice_repetition with:
+    input:
+        records=lambda w: grid_choice_inputs(config, w.dataset, w.model, int(w.seed), int(w.repetition)),
+    output:
+        choice="results/runs/{dataset}/{model}/grid_seed{seed}_rep{repetition}.json",
+    wildcard_constraints:
+        dataset=TRAIN_WILDCARDS["dataset"],
+        model=TRAIN_WILDCARDS["model"],
+        seed=TRAIN_WILDCARDS["seed"],
+        repetition=r"[1-9]\d*",
+    log:
+        "logs/train/{dataset}/{model}/grid_seed{seed}_rep{repetition}.log",
 
 
 rule aggregate:
