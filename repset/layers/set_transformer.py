@@ -19,8 +19,14 @@ Masking (the official code has none; it needs equal-size sets): with ``mask`` (B
 elements, every attention whose keys are set elements gets ``-inf`` logits at padding keys, so padding is
 never attended to; the outputs at padding query rows are set to zero after every block, so padding never
 carries anything from one block to the next. Each set has >= 1 valid element, so no softmax row is all
-``-inf``. Hence the output does not depend on the padding at all, and a set alone equals the same set in
-a padded batch.
+``-inf`` (a padding query row sees its set's valid keys). Hence the output does not depend on the padding
+at all, and a set alone equals the same set in a padded batch.
+
+The attention is torch's ``scaled_dot_product_attention`` with the key mask as a boolean ``attn_mask``
+(B, 1, 1, N) broadcast over heads and queries (True: the key takes part) and ``scale=1/sqrt(dim_V)``: the
+explicit masked product's values and gradients up to rounding (tests/layers/test_set_transformer.py), in a
+fused kernel that never holds the (B, heads, N, N) logits. Its cost still grows with the padded size N of
+a call: the trainer's bucketed batches and element bound keep that near the sets' own sizes.
 """
 from __future__ import annotations
 
