@@ -17,7 +17,8 @@ from repset.report.claims import NOT_JUDGED, paper_claims
 from repset.report.findings import LEGEND, findings_section, marked_table
 from repset.report.reported import reported_results
 from repset.report.setup import (PAPER_DATASETS, PAPER_GRID, PAPER_PROTOCOL, config_file_names, embedding_differences,
-                                 protocol_differences, read_training, recorded_stores, recorded_training, setup_table)
+                                 protocol_differences, read_training, recorded_stores, recorded_training, setup_table,
+                                 struc2vec_variants)
 from repset.report.standing import TITLE as STANDING_TITLE
 from repset.report.tables import DISPLAY, VARIANTS, compare_with_paper, to_markdown, wide_table, write_table
 
@@ -318,7 +319,9 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
         "- graphs: like the paper's, our std is that of the 10-fold CV repetitions' means; where a dataset ran "
         "one repetition, its std is over folds and its cells get no sigma verdict",
         "- fewer splits, epochs or grid points than the paper (see Setup) where a reduced profile was run",
-        *[f"- node embeddings (`struc2vec.per_dataset`), {line}" for line in embedding_differences(config)], "",
+        *[f"- node embeddings (`struc2vec.per_dataset`), {line}" for line in embedding_differences(config)],
+        *[f"- node embeddings built by struc2vec with {line} (how the variants differ: docs/data.md)"
+          for line in struc2vec_variants(store_metas)], "",
         "## Provenance", "",
         "- packages: " + ", ".join(f"{k} {v}" for k, v in package_versions().items() if v),
     ]

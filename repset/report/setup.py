@@ -16,6 +16,7 @@ from repset.protocol.plan import (describe_override, protocol_for, protocol_over
 from repset.report.tables import DISPLAY
 
 __all__ = ["PAPER_PROTOCOL", "PAPER_GRID", "PAPER_DATASETS", "protocol_differences", "embedding_differences",
+           "struc2vec_variants",
            "setup_table", "recorded_training", "recorded_stores", "read_training", "config_file_names"]
 
 #: the paper's protocol: what a config must keep to call its numbers a reproduction of the paper's
@@ -57,6 +58,25 @@ def embedding_differences(config: dict) -> list[str]:
             out.append(f"{get_spec(name).name}: struc2vec {', '.join(f'{k} {v}' for k, v in changed.items())} "
                        f"(the other graph datasets: {', '.join(str(defaults.get(k, 'the default')) for k in changed)})")
     return out
+
+
+#: what each struc2vec variant computes, in words (docs/data.md, "Two variants")
+STRUC2VEC_VARIANTS = {"paper": "the struc2vec paper's wording (`variant: paper`)",
+                      "reference": "the reference implementation's rules, as its code runs them (`variant: reference`)"}
+
+
+def struc2vec_variants(store_metas: dict[str, dict]) -> list[str]:
+    """The struc2vec variant of every graph store the report read, from the stores' metadata (``store_metas``: store
+    name -> the ``meta`` of its sidecar): one phrase per variant naming its datasets, e.g. ``the struc2vec paper's
+    wording (`variant: paper`): MUTAG, PROTEINS``. A store whose metadata names no variant was built before the key
+    existed, by the rules ``variant: paper`` keeps bit for bit. No graph store: empty."""
+    found: dict[str, list[str]] = {}
+    for meta in store_metas.values():
+        if meta.get("embedding") == "struc2vec":
+            variant = (meta.get("struc2vec") or {}).get("variant", "paper")
+            found.setdefault(variant, []).append(get_spec(meta["dataset"]).name)
+    return [f"{STRUC2VEC_VARIANTS.get(v, f'`variant: {v}`')}: {', '.join(sorted(names))}"
+            for v, names in sorted(found.items())]
 
 
 def _reduced(config: dict, dataset: str) -> bool:

@@ -7,7 +7,7 @@ import yaml
 from repo_paths import ROOT
 
 from repset.report.setup import (config_file_names, embedding_differences, protocol_differences, read_training,
-                                 recorded_stores, recorded_training, setup_table)
+                                 recorded_stores, recorded_training, setup_table, struc2vec_variants)
 
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
@@ -148,3 +148,17 @@ def test_the_setup_is_a_table_of_five_settings_without_dict_dumps():
         "NN-mean, NN-max, NN-attention, Set-Transformer")
     config["protocol"]["grid_splits"] = 1
     assert "the grid searched on the first 1 split(s) only" in setup_table(config, []).loc["selection", "value"]
+
+
+def test_every_graph_store_names_its_struc2vec_variant():
+    metas = {"MUTAG.struc2vec": {"dataset": "MUTAG", "embedding": "struc2vec", "struc2vec": {"dim": 20}},
+             "proteins.struc2vec": {"dataset": "proteins", "embedding": "struc2vec",
+                                    "struc2vec": {"variant": "reference"}},
+             "IMDB-BINARY.struc2vec": {"dataset": "IMDB-BINARY", "embedding": "struc2vec",
+                                       "struc2vec": {"variant": "paper"}},
+             "bbcsport.glove-6b-50d": {"dataset": "bbcsport", "vectors": "glove-6b-50d"}}
+    # a store without the key was built by the rules `paper` keeps; text stores are not named
+    assert struc2vec_variants(metas) == [
+        "the struc2vec paper's wording (`variant: paper`): IMDB-BINARY, MUTAG",
+        "the reference implementation's rules, as its code runs them (`variant: reference`): PROTEINS"]
+    assert struc2vec_variants({}) == []
