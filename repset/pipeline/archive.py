@@ -19,14 +19,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "contradictions", "flatten", "changed_fields",
-           "read_manifest", "read_archive", "checked_archives", "read_runs_csv"]
+__all__ = ["RecordError", "MANIFEST", "archive_name", "check_record", "grid_repetition_errors", "contradictions",
+           "flatten", "changed_fields", "read_manifest", "read_archive", "checked_archives", "read_runs_csv"]
 
 MANIFEST = "SHA256SUMS"
 #: the fields every run record has; a grid choice (``<model>/grid_seed<s>.json``) has GRID_FIELDS
 RUN_FIELDS = ("dataset", "model", "point", "split", "seed", "val", "test", "train_config", "epochs_run",
               "best_epoch", "train_seconds", "store_meta", "provenance")
 GRID_FIELDS = ("dataset", "model", "seed", "point", "per_split")
+#: a grid choice's file name: its seed, and its CV repetition where it is not the first
+#: (:func:`~repset.protocol.jobs.grid_choice_path`)
+GRID_CHOICE = r"grid_seed(\d+)(?:_rep(\d+))?\.json"
 RECOVER = ("restore it from git (`git checkout -- {path}`) or re-export it from a complete results/runs "
            "(`python -m repset.pipeline.record export results/runs {folder}`)")
 
@@ -42,14 +45,16 @@ def archive_name(dataset: str) -> str:
 
 def check_record(name: str, data: bytes) -> dict:
     """Parse member ``name`` and check that it is a record whose fields agree with its path: a run record
-    (``<dataset>/<model>/<point>/split<k>_seed<s>.json``), a grid choice (``<dataset>/<model>/grid_seed<s>.json``)
-    or an initialisation-study record (``<dataset>/<init>/split<k>_seed<s>.json``, with an ``init`` field)."""
+    (``<dataset>/<model>/<point>/split<k>_seed<s>.json``), a grid choice (``<dataset>/<model>/grid_seed<s>.json``;
+    ``grid_seed<s>_rep<r>.json``: CV repetition r >= 1's with ``grid_scope: repetition``, r within the dataset's
+    repetitions and its ``per_split`` folds of that repetition, :func:`grid_repetition_errors`) or an
+    initialisation-study record (``<dataset>/<init>/split<k>_seed<s>.json``, with an ``init`` field)."""
     try:
         record = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise RecordError(f"{name}: not valid JSON ({err})") from None
     parts = Path(name).parts
-    grid = re.fullmatch(r"grid_seed(\d+)\.json", parts[-1])
+    grid = re.fullmatch(GRID_CHOICE, parts[-1])
     study = not grid and len(parts) == 3
     kind, fields = ("grid choice", GRID_FIELDS) if grid else ("study record", RUN_FIELDS + ("init",)) if study \
         else ("run record", RUN_FIELDS)
@@ -62,6 +67,8 @@ def check_record(name: str, data: bytes) -> dict:
     if grid:
         if int(grid.group(1)) != record["seed"] or len(parts) != 3:
             wrong.append(f"seed {record['seed']}")
+        if grid.group(2) is not None:
+            wrong += grid_repetition_errors(record["dataset"], int(grid.group(2)), record["per_split"])
     else:
         if len(parts) != (3 if study else 4) or parts[-1] != f"split{record['split']}_seed{record['seed']}.json":
             wrong.append(f"split {record['split']} seed {record['seed']}")
@@ -77,6 +84,28 @@ def check_record(name: str, data: bytes) -> dict:
     if contradicting:
         raise RecordError(f"{name}: its fields contradict each other ({'; '.join(contradicting)})")
     return record
+
+
+def grid_repetition_errors(dataset: str, repetition: int, per_split) -> list[str]:
+    """What is wrong with a grid choice named for CV ``repetition`` (``grid_seed<s>_rep<r>.json``) of ``dataset``,
+    each a line: a dataset without CV repetitions (a text dataset, or one the registry does not know), a repetition
+    of 0 (the first's file is ``grid_seed<s>.json``) or past the dataset's repetitions, a searched split of
+    ``per_split`` (split -> point) outside that repetition's folds. Empty where it agrees."""
+    from repset.datasets.registry import dataset_names, get_spec
+
+    if dataset.lower() not in {n.lower() for n in dataset_names()} or get_spec(dataset).n_repeats <= 1:
+        return [f"repetition {repetition} of {dataset}, which has no CV repetitions"]
+    spec = get_spec(dataset)
+    if not 1 <= repetition < spec.n_repeats:
+        first = " (the first repetition's is grid_seed<s>.json)" if repetition == 0 else ""
+        return [f"repetition {repetition} of {dataset}, whose repetitions after the first are 1..{spec.n_repeats - 1}"
+                + first]
+    if not isinstance(per_split, dict):
+        return [f"per_split {per_split!r}, not a mapping of split -> point"]
+    folds = range(repetition * spec.n_splits, (repetition + 1) * spec.n_splits)
+    outside = [k for k in per_split if not (str(k).isdigit() and int(k) in folds)]
+    return [f"per_split splits {', '.join(map(str, outside))} outside repetition {repetition}'s folds "
+            f"{folds.start}..{folds.stop - 1}"] if outside else []
 
 
 def contradictions(record: dict) -> list[str]:

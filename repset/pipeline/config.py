@@ -189,10 +189,9 @@ def _check_train_packs(config: dict) -> None:
 
 def _check_protocol_overrides(config: dict) -> None:
     """``protocol.per_dataset``: each a dataset of ``datasets`` (once, in any spelling), overriding the split
-    count of its kind and ``grid_splits`` with values the global keys could take, and, for a graph dataset not
-    trained in packs (whose chosen runs read one grid choice per model and seed), ``grid_scope``."""
+    count of its kind and ``grid_splits`` with values the global keys could take, and, for a graph dataset,
+    ``grid_scope``."""
     from repset.datasets.registry import get_spec
-    from repset.protocol.packs import packed_datasets
     from repset.protocol.plan import GRID_SCOPES, SPLIT_KEYS, datasets
 
     seen: dict[str, str] = {}
@@ -216,10 +215,6 @@ def _check_protocol_overrides(config: dict) -> None:
             elif option == "grid_scope":
                 if value not in GRID_SCOPES:
                     raise ValueError(f"config key '{key}.{option}': {value!r} is not one of {', '.join(GRID_SCOPES)}")
-                if value == "repetition" and spec.name in packed_datasets(config):
-                    raise ValueError(f"config key '{key}.{option}': {spec.name} trains in packs "
-                                     "(train_packs.datasets), whose chosen runs read one grid choice per model and "
-                                     "seed; take it out of train_packs.datasets to search the grid on each repetition")
             elif not (type(value) is int and 1 <= value <= SPLIT_KEYS[spec.kind][1]):
                 raise ValueError(f"config key '{key}.{option}': {value!r} is not an integer >= 1 and "
                                  f"<= {SPLIT_KEYS[spec.kind][1]}")

@@ -20,7 +20,9 @@ folds (a GPU machine's share of a campaign that trains the first folds elsewhere
 fold by fold, so that a stop leaves whole folds. A ``chosen`` run (a reduced protocol's fold trained at the point
 its searched splits chose) waits until every record of those splits is there; its grid-choice file is then
 written first, as the ``grid_choice`` rule writes it (:func:`ready_paths`; ``--list --ready`` lists only the
-runs that can train now).
+runs that can train now). With a dataset's ``grid_scope: repetition`` each CV repetition's chosen runs wait for
+and read that repetition's grid choice (``grid_seed<s>_rep<r>.json`` from its own first folds;
+:func:`~repset.protocol.jobs.grid_choice_of`).
 """
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ from multiprocessing import get_context
 from typing import TYPE_CHECKING
 
 from repset.protocol.budget import seconds_per_run
-from repset.protocol.jobs import CHOSEN, Run, check_run, grid_choice_inputs, grid_choice_path, run_settings
+from repset.protocol.jobs import (CHOSEN, Run, check_run, choice_repetitions, grid_choice_inputs, grid_choice_of,
+                                  run_settings)
 from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import store_path
 from repset.threads import set_threads
@@ -66,11 +69,12 @@ def _record_path(path: str) -> re.Match:
 
 def train_paths(config: dict, paths: Sequence[str], force: bool = False) -> list[dict]:
     """Train the runs of the record ``paths`` (missing ones, or all with ``force``) in this process, grouped
-    by store and grid-choice file in the given order; returns the records written."""
+    by store and grid-choice file (a chosen run's: its CV repetition's with ``grid_scope: repetition``) in the
+    given order; returns the records written."""
     runs = [run_of_path(config, p) for p in paths if force or not os.path.exists(p)]
     groups: dict[tuple[str, str | None], list[dict]] = {}
     for run in runs:
-        choice = grid_choice_path(run.dataset, run.model, run.seed) if run.point == CHOSEN else None
+        choice = grid_choice_of(config, run) if run.point == CHOSEN else None
         groups.setdefault((store_path(run.dataset, config), choice), []).append(
             {"run": run, "settings": run_settings(config, run.model, run.point), "out": run.path})
     return [record for (store, choice), jobs in groups.items() for record in train_pack(store, jobs, choice=choice)]
@@ -136,17 +140,18 @@ def select_paths(paths: Sequence[str], models: Sequence[str] | None = None, spli
 
 
 def ready_paths(config: dict, paths: Sequence[str]) -> list[str]:
-    """The record ``paths`` whose runs can train now, in their order: a ``chosen`` run's grid-choice file is
-    written first (:func:`~repset.pipeline.train.grid_choice`, as the ``grid_choice`` rule writes it) where it is
-    missing and every record it reads exists; a chosen run whose searched splits are not all on record waits
-    (left out)."""
+    """The record ``paths`` whose runs can train now, in their order: a ``chosen`` run's grid-choice file
+    (:func:`~repset.protocol.jobs.grid_choice_of`: its CV repetition's with ``grid_scope: repetition``) is written
+    first (:func:`~repset.pipeline.train.grid_choice`, as the ``grid_choice`` rule writes it) where it is missing
+    and every record it reads exists; a chosen run whose searched splits are not all on record waits (left out)."""
     ready, choices = [], {}
     for path in paths:
         run = run_of_path(config, path)
         if run.point == CHOSEN:
-            choice = grid_choice_path(run.dataset, run.model, run.seed)
+            choice = grid_choice_of(config, run)
             if choice not in choices:
-                inputs = grid_choice_inputs(config, run.dataset, run.model, run.seed)
+                repetition = choice_repetitions(config, run.dataset, run.model)[run.split]
+                inputs = grid_choice_inputs(config, run.dataset, run.model, run.seed, repetition)
                 if not os.path.exists(choice) and all(os.path.exists(p) for p in inputs):
                     grid_choice(inputs, choice)
                 choices[choice] = os.path.exists(choice)
@@ -273,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--by-split", action="store_true", help="order the runs fold by fold (a stop leaves whole folds)")
     parser.add_argument("--ready", action="store_true",
                         help="with --list: only the runs that can train now (chosen runs wait for their searched "
-                             "splits' records; their grid choice is written when those are all there)")
+                             "splits' records, their CV repetition's with grid_scope: repetition; their grid choice "
+                             "is written when those are all there)")
     parser.add_argument("--force", action="store_true", help="retrain records that exist")
     parser.add_argument("--workers", type=int, default=1, help="training processes (default 1: this one)")
     parser.add_argument("--threads", type=int, default=1, help="torch/Numba threads per process (default 1)")

@@ -1,7 +1,8 @@
 """Packs: several short training jobs run by one process, so that they pay the interpreter's and torch's
-start (2-3 s, about as long as a MUTAG run trains) once. A pack holds runs of one dataset, model and
-seed at one stage: the searched grid points, or the :data:`~repset.protocol.jobs.CHOSEN` splits (which
-wait for the grid choice). Runs whose record exists already are left out, so a pack never replaces a
+start (2-3 s, about as long as a MUTAG run trains) once. A pack holds runs of one dataset, model, seed and
+grid choice (:func:`~repset.protocol.jobs.grid_blocks`: one, or one per CV repetition with ``grid_scope:
+repetition``) at one stage: the searched grid points, or the :data:`~repset.protocol.jobs.CHOSEN` splits (which
+wait for that grid choice). Runs whose record exists already are left out, so a pack never replaces a
 finished record; the default grain stays one job per run (``train_packs`` unset, or a dataset not in
 its list)."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from repset.datasets.registry import get_spec
 
-from .jobs import CHOSEN, Run, grid_choice_path, model_runs
+from .jobs import CHOSEN, Run, choice_repetitions, grid_choice_path, model_runs
 from .plan import models_for
 
 __all__ = ["Pack", "packed_datasets", "packs"]
@@ -38,18 +39,24 @@ def packed_datasets(config: dict) -> list[str]:
 
 
 def packs(config: dict, done: Callable[[str], bool] = lambda path: False) -> list[Pack]:
-    """The packs of every packed dataset: per model and seed, the searched runs, then the chosen runs,
-    each list without the runs ``done`` (a record path -> bool) says are finished, cut into packs of at
-    most ``train_packs.runs`` runs in protocol order."""
+    """The packs of every packed dataset: per model, seed and grid choice (with ``grid_scope: repetition``, CV
+    repetition by repetition), the searched runs, then the chosen runs reading that choice, each list without the
+    runs ``done`` (a record path -> bool) says are finished, cut into packs of at most ``train_packs.runs`` runs in
+    protocol order. Names: ``<dataset>_<model>_seed<s>_<stage><i>``, ``..._<stage>_rep<r>_<i>`` for repetition
+    r >= 1 (``-`` as ``_``)."""
     size = int((config.get("train_packs") or {}).get("runs", 50))
     out = []
     for dataset in packed_datasets(config):
         for model in models_for(config, dataset):
+            repetition_of = choice_repetitions(config, dataset, model)
             for seed in config["protocol"]["seeds"]:
                 todo = [r for r in model_runs(config, dataset, model, seed) if not done(r.path)]
-                for stage, choice in (("grid", None), (CHOSEN, grid_choice_path(dataset, model, seed))):
-                    mine = [r for r in todo if (r.point == CHOSEN) == (stage == CHOSEN)]
-                    for i in range(0, len(mine), size):
-                        name = f"{dataset}_{model}_seed{seed}_{stage}{i // size}".replace("-", "_")
-                        out.append(Pack(name, tuple(mine[i:i + size]), choice))
+                for repetition in sorted(set(repetition_of.values())):
+                    rep = f"_rep{repetition}_" if repetition else ""
+                    for stage, choice in (("grid", None), (CHOSEN, grid_choice_path(dataset, model, seed, repetition))):
+                        mine = [r for r in todo if (r.point == CHOSEN) == (stage == CHOSEN)
+                                and repetition_of[r.split] == repetition]
+                        for i in range(0, len(mine), size):
+                            name = f"{dataset}_{model}_seed{seed}_{stage}{rep}{i // size}".replace("-", "_")
+                            out.append(Pack(name, tuple(mine[i:i + size]), choice))
     return out

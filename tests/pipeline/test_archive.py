@@ -43,6 +43,32 @@ def test_grid_choices_and_study_records_are_checked_too():
         check_record("bbcsport/small/split2_seed0.json", json.dumps(record("bbcsport", "repset", "k10-m20", 2)).encode())
 
 
+def test_a_repetitions_grid_choice_is_checked_against_the_datasets_repetitions():
+    """grid_seed<s>_rep<r>.json (grid_scope: repetition): r in 1..9 for a graph dataset's 10 x 10 CV, its searched
+    splits among repetition r's folds; a text dataset, repetition 0 or 10 and a fold of another repetition refused."""
+    def choice(dataset, per_split):
+        return json.dumps({"dataset": dataset, "model": "repset", "seed": 0, "point": "k10-m20",
+                           "per_split": per_split}).encode()
+
+    assert check_record("MUTAG/repset/grid_seed0_rep1.json", choice("MUTAG", {"10": "k10-m20"}))["point"] == "k10-m20"
+    assert check_record("MUTAG/repset/grid_seed0_rep9.json", choice("MUTAG", {"90": "k10-m20", "91": "k10-m30"}))
+    assert check_record("MUTAG/repset/grid_seed0.json", choice("MUTAG", {"0": "k10-m20", "10": "k10-m20"}))  # protocol
+    refused = {
+        "MUTAG/repset/grid_seed0_rep1.json": (choice("MUTAG", {"0": "k10-m20", "10": "k10-m20"}),
+                                              r"per_split splits 0 outside repetition 1's folds 10..19"),
+        "MUTAG/repset/grid_seed0_rep10.json": (choice("MUTAG", {}), r"repetition 10 of MUTAG, whose repetitions after "
+                                                                      r"the first are 1..9"),
+        "MUTAG/repset/grid_seed0_rep0.json": (choice("MUTAG", {"0": "k10-m20"}), r"the first repetition's is "
+                                                                                 r"grid_seed<s>.json"),
+        "bbcsport/repset/grid_seed0_rep1.json": (choice("bbcsport", {"1": "k10-m20"}),
+                                                 "repetition 1 of bbcsport, which has no CV repetitions"),
+        "MUTAG/repset/grid_seed1_rep1.json": (choice("MUTAG", {"10": "k10-m20"}), r"\(seed 0\)"),
+    }
+    for name, (data, message) in refused.items():
+        with pytest.raises(RecordError, match=f"{name}: its fields disagree with its path .*{message}"):
+            check_record(name, data)
+
+
 def test_an_archive_is_read_whole_and_checked(tmp_path):
     members = {"bbcsport/repset/k10-m20/split0_seed0.json": json.dumps(record("bbcsport", "repset", "k10-m20", 0)).encode()}
     buffer = io.BytesIO()

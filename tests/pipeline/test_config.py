@@ -81,7 +81,8 @@ def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
     jsonschema = pytest.importorskip("jsonschema")
 
     for overrides in (REDUCED, {"reddit-b": {"grid_splits": None}, "bbcsport": {"text_splits": 2}}, {}, PER_REPETITION,
-                      {"MUTAG": {"grid_scope": "protocol"}}):
+                      {"MUTAG": {"grid_scope": "protocol"}},
+                      {"MUTAG": {"grid_splits": 1, "grid_scope": "repetition"}}):   # packed: packs per repetition
         jsonschema.validate(with_overrides(overrides), SCHEMA)
         check_config(with_overrides(overrides))
 
@@ -98,8 +99,6 @@ def test_a_per_dataset_protocol_passes_the_schema_and_the_checks():
      r"text_splits and grid_splits \(its splits are no CV repetitions\)"),
     ({"REDDIT-BINARY": {"grid_scope": "fold"}},
      r"config key 'protocol.per_dataset.REDDIT-BINARY.grid_scope': 'fold' is not one of protocol, repetition"),
-    ({"MUTAG": {"grid_splits": 1, "grid_scope": "repetition"}},
-     r"config key 'protocol.per_dataset.MUTAG.grid_scope': MUTAG trains in packs \(train_packs.datasets\)"),
     ({"MUTAG": {"text_splits": 2}}, r"config key 'protocol.per_dataset.MUTAG': cannot override \['text_splits'\]"),
     ({"REDDIT-BINARY": {"graph_splits": 0}},
      r"config key 'protocol.per_dataset.REDDIT-BINARY.graph_splits': 0 is not an integer >= 1 and <= 100"),

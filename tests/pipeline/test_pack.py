@@ -87,6 +87,65 @@ def test_a_chosen_run_waits_for_its_searched_splits_then_its_grid_choice_is_writ
     assert pack.ready_paths(config, paths) == paths and len(made) == 1       # and not again
 
 
+def test_a_repetitions_chosen_runs_wait_for_and_read_that_repetitions_grid_choice(config, tmp_path, monkeypatch):
+    """grid_scope: repetition: a chosen run of repetition 1 (split 15) reads grid_seed0_rep1.json, written from fold
+    10's grid once those records are there, whatever repetition 0's (fold 0) is doing."""
+    from repset.protocol.jobs import grid_choice_inputs
+
+    monkeypatch.chdir(tmp_path)
+    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 20, "grid_splits": 1,
+                                                           "grid_scope": "repetition"}}
+    seen, made = [], []
+    monkeypatch.setattr(pack, "train_pack", lambda store, jobs, choice=None: seen.append((choice, jobs)) or [])
+    monkeypatch.setattr(pack, "grid_choice", lambda inputs, out: made.append((list(inputs), out)) or
+                        (tmp_path / out).write_text("{}"))
+    chosen = [Run("REDDIT-BINARY", "repset", CHOSEN, k, 0).path for k in (5, 15, 16)]
+    pack.train_paths(config, chosen)
+    assert [(choice, [j["out"] for j in jobs]) for choice, jobs in seen] == [
+        ("results/runs/REDDIT-BINARY/repset/grid_seed0.json", chosen[:1]),
+        ("results/runs/REDDIT-BINARY/repset/grid_seed0_rep1.json", chosen[1:])]
+    inputs = [grid_choice_inputs(config, "REDDIT-BINARY", "repset", 0, r) for r in (0, 1)]
+    assert [{p.split("/")[-1] for p in i} for i in inputs] == [{"split0_seed0.json"}, {"split10_seed0.json"}]
+    for path in inputs[1]:                                                   # fold 10's grid only
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}")
+    assert pack.ready_paths(config, chosen) == chosen[1:]                   # repetition 0's chosen run waits
+    assert made == [(inputs[1], "results/runs/REDDIT-BINARY/repset/grid_seed0_rep1.json")]
+
+
+def test_the_driver_trains_each_repetitions_grid_then_its_chosen_folds(config, tmp_path, monkeypatch):
+    """The driver on a tiny store posing as REDDIT-BINARY with two CV repetitions (splits 0-9, 10-11), the grid
+    on each repetition's first fold: a first call trains folds 0 and 10's grid (the chosen folds wait); a second
+    writes each repetition's grid choice from its own fold and trains fold 1 at repetition 0's choice, fold 11 at
+    repetition 1's; the choice files pass the record's checks."""
+    import json
+
+    from set_checks import tiny_text_store
+    from repset.pipeline.archive import check_record
+    from repset.protocol.plan import store_path
+
+    monkeypatch.chdir(tmp_path)
+    config = _small(config)
+    config["datasets"] = {"text": [], "graph": ["REDDIT-BINARY"]}
+    config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 12, "grid_splits": 1,
+                                                           "grid_scope": "repetition"}}
+    tiny_text_store(tmp_path / store_path("REDDIT-BINARY", config), n_splits=12)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    argv = ["c.yaml", "--dataset", "REDDIT-BINARY", "--splits", "0-1", "--splits", "10-11", "--by-split"]
+    runs = "results/runs/REDDIT-BINARY/repset"
+    grid = [f"{runs}/{p}/split{k}_seed0.json" for k in (0, 10) for p in ("k2-m2", "k2-m3")]
+    choices = {0: f"{runs}/grid_seed0.json", 1: f"{runs}/grid_seed0_rep1.json"}
+    pack.main(argv)
+    assert sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / runs).rglob("*.json")) == sorted(grid)
+    pack.main(argv)
+    for repetition, (searched, fold) in enumerate([(0, 1), (10, 11)]):
+        choice = json.loads((tmp_path / choices[repetition]).read_text())
+        assert choice["records"] == [p for p in grid if f"split{searched}_" in p]
+        record = json.loads((tmp_path / f"{runs}/chosen/split{fold}_seed0.json").read_text())
+        assert record["grid_choice"] == choice and record["point"] == choice["point"]
+        check_record(choices[repetition].removeprefix("results/runs/"), (tmp_path / choices[repetition]).read_bytes())
+
+
 def _small(config):
     config["protocol"]["text_splits"] = 2
     config["protocol"]["grid_splits"] = None

@@ -57,6 +57,46 @@ def test_export_then_restore_gives_the_same_files(runs, tmp_path):
     assert restore_records(tmp_path / "reproduction", fresh) == []                # nothing to do twice
 
 
+def test_a_repetitions_grid_choice_travels_with_the_record(runs, tmp_path):
+    """grid_scope: repetition: repetition 1's grid choice (grid_seed0_rep1.json) and the runs it reads and decides
+    are exported and restored byte for byte; status counts them by the declared protocol; a choice of a repetition
+    the dataset lacks is refused naming it, nothing written."""
+    import yaml
+
+    from repo_paths import ROOT
+    from repset.pipeline.progress import progress_table
+
+    folder = runs / "MUTAG" / "repset"
+    choice = {"dataset": "MUTAG", "model": "repset", "seed": 0, "point": "k10-m20", "per_split": {"10": "k10-m20"}}
+    for point, split in (("k10-m20", 10), ("chosen", 11)):
+        (folder / point).mkdir(parents=True, exist_ok=True)
+        run = {**record("MUTAG", "repset", "k10-m20", split), "grid_choice": choice if point == "chosen" else None,
+               "train_config": {"seed": 0, "device": "cpu"}}
+        run["provenance"]["machine"] = {"cpu": {"model": "a CPU"}}
+        (folder / point / f"split{split}_seed0.json").write_text(json.dumps(run))
+    (folder / "grid_seed0_rep1.json").write_text(json.dumps(choice))
+    table = export_records(runs, tmp_path / "reproduction")
+    assert len(table) == 5 and "MUTAG/repset/grid_seed0_rep1.json" not in set(table["path"])   # the choice is no run
+    fresh = tmp_path / "clone" / "results" / "runs"
+    restore_records(tmp_path / "reproduction", fresh, datasets=["MUTAG"])
+    assert files(fresh / "MUTAG") == files(runs / "MUTAG")
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["datasets"] = {"text": [], "graph": ["MUTAG"]}
+    config["models"] = {"repset": config["models"]["repset"]}
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 20, "grid_splits": 1, "grid_scope": "repetition"}}
+    status = progress_table(tmp_path / "reproduction", config).set_index("model").loc["repset"]
+    assert (status["on_record"], status["protocol"], status["extra"]) == (2, 2 * (12 + 9), 0)
+    del config["protocol"]["per_dataset"]["MUTAG"]["grid_scope"]      # split 10 trains the choice of split 0 then
+    status = progress_table(tmp_path / "reproduction", config).set_index("model").loc["repset"]
+    assert (status["on_record"], status["protocol"], status["extra"]) == (1, 12 + 19, 1)
+    (folder / "grid_seed0_rep10.json").write_text(json.dumps(choice))
+    before = files(tmp_path / "reproduction")
+    with pytest.raises(RecordError, match=r"MUTAG/repset/grid_seed0_rep10.json: its fields disagree with its path "
+                                          r"\(repetition 10 of MUTAG, whose repetitions after the first are 1..9\)"):
+        export_records(runs, tmp_path / "reproduction")
+    assert files(tmp_path / "reproduction") == before
+
+
 def _block(path, key="k|wmd|True|train+val"):     # the split's key "k", then the search's method
     import numpy as np
 

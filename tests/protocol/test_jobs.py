@@ -208,3 +208,13 @@ def test_the_recorded_first_repetition_is_reused_by_the_grid_on_each_repetition(
         assert grid_choice_inputs(config, "REDDIT-BINARY", model, 0, 0) == inputs
         assert files == {grid_choice_of(config, every[p]) for p in recorded if f"/{model}/{CHOSEN}/" in p} == {
             f"results/runs/REDDIT-BINARY/{model}/grid_seed0.json"}
+
+
+def test_the_package_re_exports_the_jobs_names():
+    """repset.protocol offers jobs.py's public names (the Snakefile's name_pattern helper aside), the same objects."""
+    import repset.protocol
+    from repset.protocol import jobs
+
+    names = set(jobs.__all__) - {"name_pattern"}
+    assert {"grid_blocks", "choice_repetitions", "grid_choice_of"} <= names <= set(repset.protocol.__all__)
+    assert all(getattr(repset.protocol, name) is getattr(jobs, name) for name in names)

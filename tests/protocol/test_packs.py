@@ -2,7 +2,7 @@
 import yaml
 
 from repo_paths import ROOT
-from repset.protocol.jobs import CHOSEN, runs
+from repset.protocol.jobs import CHOSEN, choice_repetitions, grid_choice_of, runs
 from repset.protocol.packs import packed_datasets, packs
 
 
@@ -33,3 +33,30 @@ def test_finished_records_stay_out_and_no_packs_without_the_key():
     assert not done & set(left) and len(left) + len(done) == len(runs(c, ["MUTAG"]))
     del c["train_packs"]
     assert packs(c) == [] and packed_datasets(c) == []
+
+
+def test_chosen_runs_pack_by_the_grid_choice_they_read():
+    """grid_scope: repetition: each pack holds one CV repetition's runs, a chosen pack reads that repetition's grid
+    choice (grid_seed<s>_rep<r>.json); with the default scope one choice, the names as they were."""
+    c = config()
+    default = packs(c)
+    assert {p.choice for p in default if p.choice} == {f"results/runs/MUTAG/{m}/grid_seed0.json"
+                                                       for m in ("repset", "approx_repset")}
+    assert [p.name for p in default if p.runs[0].model == "repset"] == [
+        "MUTAG_repset_seed0_grid0", "MUTAG_repset_seed0_grid1", "MUTAG_repset_seed0_grid2", "MUTAG_repset_seed0_grid3",
+        *(f"MUTAG_repset_seed0_chosen{i}" for i in range(14))]                 # 24 searched, 98 chosen: 7 a pack
+    c["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 30, "grid_splits": 2, "grid_scope": "repetition"}}
+    made = packs(c)
+    flat = [r for p in made for r in p.runs]
+    assert sorted(flat, key=str) == sorted(runs(c, ["MUTAG"]), key=str) and len(set(flat)) == len(flat)
+    assert len({p.name for p in made}) == len(made) and all(p.name.isidentifier() for p in made)
+    for p in made:
+        model = p.runs[0].model
+        assert len({choice_repetitions(c, "MUTAG", model)[r.split] for r in p.runs}) == 1
+        assert p.choice == (grid_choice_of(c, p.runs[0]) if p.runs[0].point == CHOSEN else None)
+    repset = [p for p in made if p.runs[0].model == "repset"]
+    assert [(p.name, len(p.runs), p.choice) for p in repset if p.choice and p.runs[0].split >= 10] == [
+        ("MUTAG_repset_seed0_chosen_rep1_0", 7, "results/runs/MUTAG/repset/grid_seed0_rep1.json"),
+        ("MUTAG_repset_seed0_chosen_rep1_1", 1, "results/runs/MUTAG/repset/grid_seed0_rep1.json"),
+        ("MUTAG_repset_seed0_chosen_rep2_0", 7, "results/runs/MUTAG/repset/grid_seed0_rep2.json"),
+        ("MUTAG_repset_seed0_chosen_rep2_1", 1, "results/runs/MUTAG/repset/grid_seed0_rep2.json")]
