@@ -4,7 +4,7 @@
 # with `grid_scope: repetition` has a grid choice per CV repetition: the first's is `grid_choice`'s file
 # (grid_seed<s>.json), repetition r >= 1's `grid_choice_repetition`'s (grid_seed<s>_rep<r>.json).
 # Datasets listed in `train_packs` (short runs) train in packs instead: one job, one process, for up to
-# `train_packs.runs` runs of one dataset, model, seed and stage (repset/protocol/packs.py), each record
+# `train_packs.runs` runs of one dataset, model, seed, grid choice and stage (repset/protocol/packs.py), each record
 # written as the `train` rule writes it. Records already there stay out of the packs.
 
 # the train rule covers the datasets that are not packed (a file made by two rules would be ambiguous)
