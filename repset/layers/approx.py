@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import torch
 
 from ..sets import length_mask
 from .base import HiddenSetLayer
 from .matched_sum import attach_gradient
+from .ops import approx_pairs, tracing
 
 FORMS = ("paper", "official")
 
@@ -35,18 +35,10 @@ class ApproxRepSet(HiddenSetLayer):
             return super().set_values(E, G, index, lengths)
         # CPU: one Numba pass over the raw products picks the pairs, applies the ReLU and sums (no ReLU
         # pass, no second gather); a pair on a weight <= 0 adds nothing and gets no gradient.
-        x, rows, cols = self._cpu_pairs(G.detach(), index, lengths)
+        # a traced forward cannot read the lengths for its shapes: max(N, K) pair slots, always enough
+        slots = torch.sym_max(index.shape[1], G.shape[2]) if tracing() else -1
+        x, rows, cols = approx_pairs(G.detach(), index, lengths, self.hidden_sizes, self.form == "paper", slots)
         return attach_gradient(E, self._compute_weight(), G, index, x, rows, cols, self.grad_mode)
-
-    @torch.compiler.disable   # NumPy and Numba: torch.compile runs it eagerly (a graph break)
-    def _cpu_pairs(self, G: torch.Tensor, index: torch.Tensor,
-                   lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``(x (B, m), active rows, cols (B, m, S))`` from the raw products ``G`` (R, m, K) by the Numba kernel."""
-        from .pair_grad import approx_pairs
-
-        x, rows, cols = approx_pairs(G.contiguous().numpy(), index.numpy(), lengths.numpy(),
-                                     np.asarray(self._sizes, dtype=np.int64), self.form == "paper")
-        return torch.from_numpy(x), torch.from_numpy(rows), torch.from_numpy(cols)
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # F >= 0 and zero on padding, so padding never beats a valid element (argmax takes the first

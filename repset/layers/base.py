@@ -9,9 +9,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..sets import check_indexed_batch, check_set_batch
-from ..threads import kernel_threads
+from ..sets import length_mask
 from .matched_sum import GRAD_MODES, matched_sum
+from .ops import check_batch, check_cast, check_products, check_values, checked_batch, tracing
 
 NORMALIZATIONS = ("none", "input_size")
 #: hidden-set initialisations: the authors' two (their ApproxRepSet code: uniform [-1, 1]; their exact
@@ -190,7 +190,7 @@ class HiddenSetLayer(nn.Module):
         W = self._compute_weight().reshape(self.in_dim, -1)
         if not (reuse and E.device.type == "cpu" and W.device.type == "cpu" and E.dtype == W.dtype
                 and not torch.is_grad_enabled()):
-            return (E @ W).view(len(E), *self.weight.shape[1:])
+            return (E @ W).view(E.shape[0], *self.weight.shape[1:])
         need = len(E) * W.shape[1]
         scratch = self.__dict__.get("_scratch")
         if scratch is None or scratch.numel() < need or scratch.dtype != W.dtype:
@@ -209,8 +209,9 @@ class HiddenSetLayer(nn.Module):
         """F = ReLU(E H) (R, m, K) for element rows ``E`` (R, d) (from their products ``G`` when given),
         zero on the hidden sets' padding columns."""
         G = self._products(E) if G is None else G
-        # in place when no graph is recorded: saves an (R, m K) allocation per step
-        F = G.clamp_min_(0) if not G.requires_grad else torch.relu(G)
+        # in place when no graph is recorded: saves an (R, m K) allocation per step (not in a traced graph,
+        # whose checks read G after the matching)
+        F = G.clamp_min_(0) if not G.requires_grad and not tracing() else torch.relu(G)
         if self._equal_sizes:  # no padding columns: no masking copy
             return F
         return F * self.hidden_mask.to(F.dtype)
@@ -227,41 +228,51 @@ class HiddenSetLayer(nn.Module):
         ``i < lengths[b]``. The second form computes each distinct element's edge weights once per
         batch (sets drawn from one vocabulary share most of them); values and gradients are the same.
         Dtypes and autocast: :func:`compute_dtype`. Numba kernels run on torch's thread count
-        (:mod:`repset.threads`).
+        (:mod:`repset.threads`). The steps outside torch are operators (:mod:`.ops`): torch.compile
+        (fullgraph), torch.export and torch.func transforms take the forward whole.
         """
         if torch.jit.is_tracing():
-            raise RuntimeError(f"{type(self).__name__} cannot be traced by torch.jit.trace: its pairs are chosen "
-                               "outside torch's operators, so a trace would replay this input's pairs on every "
-                               "input (silently wrong values). Run it eagerly or under torch.compile.")
+            raise RuntimeError(f"{type(self).__name__} cannot be traced by torch.jit.trace: a trace would replay "
+                               "what Python decided on this input (its checks, its pair slots) on every input "
+                               "(silently wrong values). Use torch.compile or torch.export: their graphs keep "
+                               "the layer's operators, run at each call.")
         dtype = self.weight.dtype
         compute = compute_dtype(dtype, type(self).__name__)
         device = V.device.type
         if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device) and V.is_floating_point():
             V = V.to(dtype)   # autocast: the layer runs in its parameters' dtype, as torch's float32 ops do
-        with _autocast_off(device), kernel_threads():
-            if element_ids is None:
-                V, lengths = check_set_batch(V, lengths, self.in_dim, dtype)
-                B, N, d = V.shape
-                E, index = V.reshape(B * N, d), torch.arange(B * N, device=V.device).view(B, N)
+        traced = tracing()   # checks that read values: operators in a graph, Python branches eagerly
+        with _autocast_off(device):
+            if traced:
+                E, index, lengths = self._traced_batch(V, lengths, element_ids, compute)
             else:
-                index, lengths = check_indexed_batch(V, element_ids, lengths, self.in_dim, dtype)
-                E = V
-            if not torch.isfinite(self.weight.detach().sum(dtype=compute)):
-                raise ValueError("hidden sets (weight) contain NaN or inf: training diverged")
+                E, index, lengths = check_batch(V, lengths, element_ids, self.weight, self.in_dim, compute)
             E = E.to(compute)
             with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
-                G = self._products(E, reuse=True)   # read within this call only: F is never kept for backward
-            self._check_products(E, G)
+                G = self._products(E, reuse=not traced)   # read within this call only: never kept for backward
+            if not traced:
+                check_products(G, E, self.weight)
             x = self.set_values(E, G, index, lengths)
             if self.normalize == "input_size":
                 x = x / lengths[:, None].to(x.dtype)
-        if compute == dtype:
-            return x
-        out = x.to(dtype)
-        if not torch.isfinite(out.detach()).all():
-            raise ValueError(f"{type(self).__name__}: set values up to {float(x.detach().abs().max()):.4g} overflow "
-                             f"{dtype}; use float32 parameters or normalize='input_size'")
+        out = x if compute == dtype else x.to(dtype)
+        if traced:   # the checks' operator, its zero added: an output nothing reads would leave the graph
+            return out + check_values(out.detach(), x.detach(), G.detach(), E.detach(), self.weight.detach(),
+                                      type(self).__name__)
+        if compute != dtype:
+            check_cast(out, x, type(self).__name__)
         return out
+
+    def _traced_batch(self, V: torch.Tensor, lengths: torch.Tensor | None, element_ids: torch.Tensor | None,
+                      compute: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:func:`.ops.check_batch` as an operator (:func:`.ops.checked_batch`), the padding zeroed by torch."""
+        lengths = None if lengths is None else torch.as_tensor(lengths, device=V.device)
+        index, lengths = checked_batch(V.detach(), lengths, element_ids, self.weight.detach(), self.in_dim, compute)
+        if element_ids is not None:
+            return V, index, lengths
+        B, N, d = V.shape
+        V = torch.where(length_mask(lengths, N)[:, :, None], V, torch.zeros((), dtype=V.dtype, device=V.device))
+        return V.reshape(B * N, d), index, lengths
 
     def _compute_weight(self) -> torch.Tensor:
         """The hidden sets in the dtype the layer computes in (:func:`compute_dtype`), with their gradient."""
@@ -276,15 +287,6 @@ class HiddenSetLayer(nn.Module):
         with torch.no_grad():
             rows, cols = self.select_pairs(F.detach(), index, lengths)
         return matched_sum(E, self._compute_weight(), F, index, rows, cols, self.grad_mode)
-
-    def _check_products(self, E: torch.Tensor, G: torch.Tensor) -> None:
-        """ValueError when ``E H`` overflowed (inf, or inf - inf = NaN). Only where it can: a dot product of
-        d terms is below ``d max|E| max|H|``, so the pass over G runs only when that bound reaches the
-        dtype's largest value."""
-        bound = self.in_dim * float(E.detach().abs().amax()) * float(self.weight.detach().abs().amax())
-        if bound >= torch.finfo(G.dtype).max and not torch.isfinite(G.detach()).all():
-            raise ValueError(f"edge weights ReLU(V H) overflow {G.dtype} (up to {bound:.3g}): rescale the input "
-                             "or use float64")
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Pairs whose weights make up ``x``: ``(rows, cols)`` long (B, m, S), -1 = none; a row is a

@@ -6,8 +6,8 @@ chosen without gradient (a matching, or the relaxation's argmaxes). The sets com
 is ``E = V.reshape(B N, d)`` with the identity index); edge weights are table rows ``F`` (R, m, K).
 
 The values ``x`` and the active pairs (those on a positive weight) are computed first, without
-gradient (:func:`pair_values`, or a layer's fused kernel); :func:`attach_gradient` then attaches the
-gradient, in one of two ways:
+gradient (:func:`.ops.pair_values`, or a layer's operator: :mod:`.ops`); :func:`attach_gradient` then
+attaches the gradient, in one of two ways:
 
 - ``"sparse"`` (:class:`PairGradient`): the backward adds ``g * h`` to the set positions' gradients
   and ``g * e`` to the columns of the H gradient for the active pairs: O(pairs x d) work, F is not
@@ -19,50 +19,19 @@ from __future__ import annotations
 
 import torch
 
-from ..threads import kernel_threads
+from .ops import pair_grads, pair_index, pair_values, picked, tracing
 
 GRAD_MODES = ("sparse", "dense")
 
 
-def _index(rows: torch.Tensor):
-    B, m, _ = rows.shape
-    b = torch.arange(B, device=rows.device)[:, None, None]
-    k = torch.arange(m, device=rows.device)[None, :, None]
-    return b, k
-
-
-def _picked(F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
-    """``F[index[b, rows], k, cols]`` (B, m, S), zero where ``rows`` or ``cols`` is -1."""
-    b, k = _index(rows)
-    valid = (rows >= 0) & (cols >= 0)
-    return F[index[b, rows.clamp(min=0)], k, cols.clamp(min=0)] * valid.to(F.dtype)
-
-
-def pair_values(F: torch.Tensor, index: torch.Tensor, rows: torch.Tensor,
-                cols: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(x (B, m), active_rows (B, m, S))``: sums of ``F`` (R, m, K, detached, >= 0) over the pairs
-    ``rows``/``cols`` (-1 = none), and ``rows`` where the pair's weight is > 0 (else -1)."""
-    if F.device.type == "cpu":   # one Numba pass: sums and active pairs, no (B, m, S) temporaries
-        return _cpu_pair_values(F, index, rows, cols)
-    picked = _picked(F, index, rows, cols)
-    return picked.sum(-1), torch.where(picked > 0, rows, -1)
-
-
-@torch.compiler.disable   # NumPy and Numba: torch.compile runs it eagerly (a graph break)
-def _cpu_pair_values(F, index, rows, cols):
-    from .pair_grad import gather_pairs
-
-    x, active_rows = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
-    return torch.from_numpy(x), torch.from_numpy(active_rows)
-
-
 class PairGradient(torch.autograd.Function):
     """Returns ``x`` (B, m), computed beforehand, with its gradient w.r.t. the element rows ``E`` (R, d)
-    and the hidden sets ``W`` (d, m, K) from the active pairs (``active_rows`` -1 = inactive)."""
+    and the hidden sets ``W`` (d, m, K) from the active pairs (``active_rows`` -1 = inactive). A traced or
+    transformed forward uses :class:`FuncPairGradient`."""
 
     @staticmethod
     def forward(ctx, E, W, index, x, active_rows, cols):
-        ctx.save_for_backward(E, W, index, active_rows, cols.clamp(min=0))
+        ctx.save_for_backward(E, W, index, active_rows, cols)
         return x.clone()
 
     @staticmethod
@@ -73,45 +42,55 @@ class PairGradient(torch.autograd.Function):
         # the pairs stay fixed, so the gradient is bilinear in (E or W, grad) and its own gradient exact
         graph = torch.is_grad_enabled() and (grad.requires_grad or E.requires_grad or W.requires_grad)
         backward = _cpu_backward if E.device.type == "cpu" and not graph else _torch_backward
-        grad_positions, grad_W = backward(E, W, index, rows, cols, grad.contiguous(), need_E, need_W)
+        grad_positions, grad_W = backward(E, W, index, rows, cols.clamp(min=0), grad.contiguous(), need_E, need_W)
         grad_E = None
-        if need_E:   # each set position's gradient goes to the table row it came from
-            grad_E = torch.zeros_like(E).index_add_(0, index.reshape(-1), grad_positions.reshape(-1, E.shape[1]))
+        if need_E:   # each set position's gradient goes to the table row it came from (out of place: vmap)
+            grad_E = torch.zeros_like(E).index_add(0, index.reshape(-1), grad_positions.reshape(-1, E.shape[1]))
         return grad_E, grad_W, None, None, None, None
 
 
-@torch.compiler.disable
-def _cpu_backward(E, W, index, rows, cols, grad, need_E, need_W):
-    """Numba kernels, parallel and without (pairs, d) temporaries; ``rows`` -1 = inactive pair."""
-    from .pair_grad import pair_gradients
+class FuncPairGradient(PairGradient):
+    """:class:`PairGradient` with forward and context apart, as ``torch.func`` (vmap, grad, jacrev)
+    requires; vmap runs the forward as it is. (Torch binds the signature of such a Function's forward at
+    each call, about 0.1 ms: eager calls keep :class:`PairGradient`.)"""
 
-    hidden = W.detach().permute(1, 2, 0).contiguous()                               # (m, K, d)
-    with kernel_threads():
-        grad_positions, grad_hidden = pair_gradients(
-            E.detach().contiguous().numpy(), index.contiguous().numpy(), hidden.numpy(), rows.contiguous().numpy(),
-            cols.contiguous().numpy(), grad.detach().numpy(), need_E, need_W)
-    return (torch.from_numpy(grad_positions) if need_E else None,
-            torch.from_numpy(grad_hidden).permute(2, 0, 1).contiguous() if need_W else None)  # W's layout
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(E, W, index, x, active_rows, cols):
+        return x.clone()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        E, W, index, _, active_rows, cols = inputs
+        ctx.save_for_backward(E, W, index, active_rows, cols)
+
+
+def _cpu_backward(E, W, index, rows, cols, grad, need_E, need_W):
+    """Numba kernels (:func:`.ops.pair_grads`), parallel and without (pairs, d) temporaries; ``rows`` -1 =
+    inactive pair."""
+    hidden = W.detach().permute(1, 2, 0)                                            # (m, K, d)
+    grad_positions, grad_hidden = pair_grads(E.detach(), index, hidden, rows, cols, grad.detach(), need_E, need_W)
+    return (grad_positions if need_E else None,
+            grad_hidden.permute(2, 0, 1).contiguous() if need_W else None)          # W's layout
 
 
 def _torch_backward(E, W, index, rows, cols, grad, need_E, need_W):
     """Gather + index_add (any device); ``rows`` -1 = inactive pair."""
     B, N = index.shape
     d, m, K = W.shape
-    b, k = _index(rows)
+    b, k = pair_index(rows)
     coeff = (grad[:, :, None] * (rows >= 0).to(grad.dtype))[..., None]              # (B, m, S, 1)
     rows = rows.clamp(min=0)
     grad_positions = grad_W = None
     if need_E:
         hidden = W.permute(1, 2, 0)[k, cols]                                        # (B, m, S, d)
-        grad_positions = torch.zeros(B * N, d, dtype=E.dtype, device=E.device)
-        grad_positions.index_add_(0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d))
-        grad_positions = grad_positions.view(B, N, d)
+        grad_positions = torch.zeros(B * N, d, dtype=E.dtype, device=E.device).index_add(
+            0, (b * N + rows).reshape(-1), (coeff * hidden).reshape(-1, d)).view(B, N, d)
     if need_W:
         inputs = E[index[b, rows]]                                                  # (B, m, S, d)
-        grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device)
-        grad_W.index_add_(0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d))
-        grad_W = grad_W.view(m, K, d).permute(2, 0, 1)
+        grad_W = torch.zeros(m * K, d, dtype=W.dtype, device=W.device).index_add(
+            0, (k * K + cols).reshape(-1), (coeff * inputs).reshape(-1, d)).view(m, K, d).permute(2, 0, 1)
     return grad_positions, grad_W
 
 
@@ -124,9 +103,9 @@ def attach_gradient(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: to
     ``E W`` serves: it is positive there).
     """
     if grad_mode == "sparse":
-        return PairGradient.apply(E, W, index, x, active_rows, cols)
+        return (FuncPairGradient if tracing() else PairGradient).apply(E, W, index, x, active_rows, cols)
     if grad_mode == "dense":
-        return _picked(F, index, active_rows, cols).sum(-1)
+        return picked(F, index, active_rows, cols).sum(-1)
     raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
 
 
@@ -141,6 +120,6 @@ def matched_sum(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: torch.
     if grad_mode not in GRAD_MODES:
         raise ValueError(f"unknown grad_mode={grad_mode!r}; valid: {', '.join(GRAD_MODES)}")
     if grad_mode == "dense":   # autograd alone: a pair on a zero weight adds 0 and, through the ReLU, no gradient
-        return _picked(F, index, rows, cols).sum(-1)
+        return picked(F, index, rows, cols).sum(-1)
     x, active_rows = pair_values(F.detach(), index, rows, cols)
     return attach_gradient(E, W, F, index, x, active_rows, cols, grad_mode)

@@ -161,14 +161,14 @@ def _approx_pairs(G, index, lengths, sizes, paper, rows, cols, x):  # pragma: no
 
 
 def approx_pairs(G: np.ndarray, index: np.ndarray, lengths: np.ndarray, sizes: np.ndarray,
-                 paper: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ApproxRepSet's ``(x (B, m) in G's dtype, active rows, cols)`` (int64 (B, m, S), S = K or max(N, K),
-    rows -1 = no active pair) from the raw products ``G`` (R, m, K) (C-contiguous, any sign) of the sets
-    whose element ``i`` is row ``index[b, i]``."""
+                 paper: bool, slots: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ApproxRepSet's ``(x (B, m) in G's dtype, active rows, cols)`` (int64 (B, m, S), rows -1 = no active
+    pair) from the raw products ``G`` (R, m, K) (C-contiguous, any sign) of the sets whose element ``i``
+    is row ``index[b, i]``. ``S = slots`` (``max(N, K)`` always suffices), default the fewest that do."""
     B, N = index.shape
     m, K = G.shape[1], G.shape[2]
     # paper form with every |X| >= every |Y_k|: one pair per hidden element, so K slots suffice
-    S = K if paper and B and lengths.min() >= sizes.max() else max(N, K)
+    S = slots if slots is not None else K if paper and B and lengths.min() >= sizes.max() else max(N, K)
     rows = np.full((B, m, S), -1, dtype=np.int64)
     cols = np.full((B, m, S), -1, dtype=np.int64)
     x = np.empty((B, m), dtype=np.float64)

@@ -4,12 +4,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib.util import find_spec
 
-import numpy as np
 import torch
 
 from solvers import MatchingSolver, get_solver
 
 from .base import HiddenSetLayer
+from .matched_sum import attach_gradient
+from .ops import match_values, solver_key
 
 #: the layer's default solver: the fast exact one where Numba is installed, scipy's (same values) otherwise
 DEFAULT_SOLVER = "numba" if find_spec("numba") is not None else "scipy"
@@ -21,7 +22,7 @@ class RepSet(HiddenSetLayer):
     The solver runs without gradient on a view of F and returns assignment indices; ``x`` is the sum
     of F over the matched pairs and its gradient passes through the ReLU: a pair matched on a zero
     (or negative pre-activation) weight gets no gradient, unlike the paper's ``V^T D`` formula.
-    One solver call serves all ``B x m`` problems of a forward pass.
+    One solver call (the operator :func:`.ops.match_values`) serves all ``B x m`` problems of a forward pass.
 
     Args (besides :class:`HiddenSetLayer`'s): solver: registry name or a solver instance; default
     ``"numba"`` (exact, several times faster than scipy) where Numba is installed, else ``"scipy"``
@@ -32,27 +33,32 @@ class RepSet(HiddenSetLayer):
                  solver: str | MatchingSolver = DEFAULT_SOLVER, normalize: str = "none",
                  grad_mode: str = "sparse", init: str = "uniform") -> None:
         super().__init__(in_dim, n_hidden_sets, hidden_set_size, normalize, grad_mode, init)
-        self.solver = get_solver(solver)   # loads nothing of Numba: its kernels load on the first forward
+        self.solver = solver   # loads nothing of Numba: its kernels load on the first forward
+
+    @property
+    def solver(self) -> MatchingSolver:
+        """The matching solver (set it by registry name or instance); the matching operator finds it by key."""
+        return self._solver
+
+    @solver.setter
+    def solver(self, solver: str | MatchingSolver) -> None:
+        self._solver = get_solver(solver)
+        self._solver_key = solver_key(self._solver)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the copy's solver gets its own key."""
+        super().__setstate__(state)
+        self._solver_key = solver_key(self._solver)
+
+    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        # the matching and its sums in one operator: problem (b, k) = F[index[b, :n_b], k, :|Y_k|]
+        F = self._edge_rows(E, G)
+        x, rows, cols = match_values(F.detach(), index, lengths, self.hidden_sizes, self._solver_key)
+        return attach_gradient(E, self._compute_weight(), F, index, x, rows, cols, self.grad_mode)
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if not torch.isfinite(F.sum()):   # F = ReLU(V H) >= 0: only an overflow can make it non-finite
-            raise ValueError("edge weights ReLU(V H) overflow to inf: rescale the input sets")
-        # problem (b, k) = F[index[b, :n_b], k, :|Y_k|]: the solver reads the rows through the index
-        if getattr(self.solver, "accepts_tensors", False):   # a device solver: F and the pairs stay on F's device
-            result = self.solver.solve_indexed_tensors(F, index, lengths[:, None], self.hidden_sizes[None, :],
-                                                       check_values=False)
-            return result.pairs()
-        rows, cols = self._host_pairs(F.cpu(), index.cpu(), lengths.cpu())
-        return rows.to(F.device, torch.long), cols.to(F.device, torch.long)
-
-    @torch.compiler.disable   # NumPy and the solver's kernels: torch.compile runs it eagerly (a graph break)
-    def _host_pairs(self, F: torch.Tensor, index: torch.Tensor,
-                    lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The matched ``(rows, cols)`` (B, m, S) int32 of the CPU tensors by the solver, through NumPy."""
-        result = self.solver.solve_indexed(F.numpy(), index.numpy(), lengths.numpy()[:, None],
-                                           np.asarray(self._sizes, dtype=np.int64)[None, :], check_values=False)
-        rows, cols = result.pairs()
-        return torch.from_numpy(rows), torch.from_numpy(cols)
+        _, rows, cols = match_values(F, index, lengths, self.hidden_sizes, self._solver_key)
+        return rows, cols
 
     def options_repr(self) -> str:
         return super().options_repr() + f", solver={self.solver.name!r}"

@@ -83,7 +83,7 @@ def fused_and_torch(layer, V, lengths, tie=False):
 
 @pytest.mark.parametrize("form", ["paper", "official"])
 def test_fused_kernel_equals_torch_pairs(form):
-    from repset.layers.matched_sum import _picked
+    from repset.layers.ops import picked
 
     torch.manual_seed(4)
     layer = ApproxRepSet(5, 3, [2, 7, 4], form=form)
@@ -92,16 +92,16 @@ def test_fused_kernel_equals_torch_pairs(form):
     V = V * (torch.arange(5)[None, :, None] < lengths[:, None, None])   # zero padding, as forward() does
     F, index, (x, rows, cols), slow = fused_and_torch(layer, V, lengths, tie=True)
     assert rows.shape[-1] == 7 and slow[0].shape[-1] == (5 + 7 if form == "paper" else 5)
-    reference = _picked(F, index, *slow).sum(-1)
+    reference = picked(F, index, *slow).sum(-1)
     assert torch.allclose(x, reference, rtol=1e-6, atol=0)
-    assert torch.allclose(_picked(F, index, rows, cols).sum(-1), reference, rtol=1e-6, atol=0)
+    assert torch.allclose(picked(F, index, rows, cols).sum(-1), reference, rtol=1e-6, atol=0)
     # the kernel keeps only pairs on positive weights (ReLU applied inside), and drops some here
-    assert (_picked(F, index, rows, cols)[rows >= 0] > 0).all()
+    assert (picked(F, index, rows, cols)[rows >= 0] > 0).all()
     assert ((rows < 0) & (cols >= 0)).any()
 
 
 def test_fused_kernel_uses_k_slots_when_every_set_is_larger():
-    from repset.layers.matched_sum import _picked
+    from repset.layers.ops import picked
 
     torch.manual_seed(5)
     layer = ApproxRepSet(4, 3, [2, 3, 1])
@@ -111,7 +111,7 @@ def test_fused_kernel_uses_k_slots_when_every_set_is_larger():
     V = V * (torch.arange(6)[None, :, None] < lengths[:, None, None])
     F, index, (x, rows, cols), slow = fused_and_torch(layer, V, lengths)
     assert rows.shape[-1] == 3                              # K slots, not max(N, K) = 6
-    assert torch.allclose(x, _picked(F, index, *slow).sum(-1), rtol=1e-6, atol=0)
+    assert torch.allclose(x, picked(F, index, *slow).sum(-1), rtol=1e-6, atol=0)
     # each hidden element j < |Y_k| is paired once, with a row of its set
     assert ((rows >= 0).sum(-1) == torch.tensor([2, 3, 1])).all()
     assert (rows < lengths[:, None, None]).all()

@@ -321,23 +321,3 @@ def test_double_backward_of_the_sparse_gradient_is_the_dense_ones(cls):
     V_ = V.clone().requires_grad_()
     assert torch.autograd.gradgradcheck(lambda V, W: torch.func.functional_call(layer, {"weight": W}, (V, lengths)),
                                         (V_, W))
-
-
-@pytest.mark.parametrize("cls", LAYERS)
-def test_torch_compile_gives_eagers_values_and_gradients(cls):
-    """Dynamo runs the NumPy / Numba steps eagerly (graph breaks) and everything else compiled; a new input
-    of the compiled shape gets its own pairs. (The ``eager`` backend: Dynamo's tracing, without codegen.)"""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(cls(4, 3, [2, 3, 2]), torch.nn.Linear(3, 2))
-    compiled = torch.compile(model, backend="eager")
-    for seed in (1, 2):
-        V = torch.randn(3, 5, 4, generator=torch.Generator().manual_seed(seed))
-        model.zero_grad()
-        compiled(V).pow(2).sum().backward()
-        got = [p.grad.clone() for p in model.parameters()]
-        model.zero_grad()
-        want = model(V)
-        want.pow(2).sum().backward()
-        torch.testing.assert_close(compiled(V), want)
-        for a, b in zip(got, (p.grad for p in model.parameters())):
-            torch.testing.assert_close(a, b)

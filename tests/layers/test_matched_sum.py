@@ -74,7 +74,7 @@ def test_cpu_kernel_equals_torch_index_add():
 
 
 def test_cpu_gather_equals_torch_gather():
-    from repset.layers.matched_sum import _picked
+    from repset.layers.ops import picked
     from repset.layers.pair_grad import gather_pairs
 
     g = torch.Generator().manual_seed(3)
@@ -83,9 +83,9 @@ def test_cpu_gather_equals_torch_gather():
     rows = torch.randint(-1, 5, (3, 2, 6), generator=g)
     cols = torch.randint(-1, 4, (3, 2, 6), generator=g)
     x, active = gather_pairs(F.numpy(), index.numpy(), rows.numpy(), cols.numpy())
-    picked = _picked(F, index, rows, cols)
-    assert torch.allclose(torch.from_numpy(x), picked.sum(-1), atol=1e-6)
-    assert torch.equal(torch.from_numpy(active), torch.where(picked > 0, rows, -1))
+    weights = picked(F, index, rows, cols)
+    assert torch.allclose(torch.from_numpy(x), weights.sum(-1), atol=1e-6)
+    assert torch.equal(torch.from_numpy(active), torch.where(weights > 0, rows, -1))
     assert (active == -1).sum() > (rows == -1).sum()            # zero-weight pairs were dropped
     # the same pairs on the padded form F[index] (identity index) give the same sums
     dense = F[index].reshape(15, 2, 4)
