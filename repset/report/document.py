@@ -164,7 +164,8 @@ def ranks(ours: pd.DataFrame, methods: Sequence[str] = ("repset", "approx_repset
             if base not in part:
                 continue
             if table == "graph":
-                part = {**{k: v for k, v in part.items() if k in paper_here}, **reported_only.get((table, dataset), {})}
+                part = {**{k: v for k, v in part.items() if k in paper_here or k == base},
+                        **reported_only.get((table, dataset), {})}        # a method of yours: ranked among the paper's
             paper = {k: v for k, v in paper_here.items() if k in part}
             lower = table == "text"
             rows.append({"table": table, "dataset": get_spec(dataset).display, "method": DISPLAY.get(m, m),

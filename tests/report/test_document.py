@@ -66,6 +66,24 @@ def test_ranks_put_lower_error_and_higher_accuracy_first():
     assert r.loc[("MUTAG", "RepSet"), "rank paper"] == 3          # the paper: RepSet third on MUTAG
 
 
+def test_a_model_of_yours_on_a_graph_dataset_is_ranked_among_the_papers_graph_table():
+    """A method the paper does not have (docs/your-model.md's sum pooling) on MUTAG: ranked among the paper's graph
+    methods, with no paper rank; the paper's methods are still ranked without it."""
+    import pandas as pd
+
+    from repset.report.document import ranks
+    from repset.report.reported import reported_results
+
+    paper = reported_results()
+    baselines = paper[(paper["dataset"] == "MUTAG") & (paper["role"] == "reported_only")]["mean"].dropna().astype(float)
+    ours = pd.DataFrame({"table": ["graph"] * 2, "dataset": ["MUTAG"] * 2, "method": ["repset", "sum_pool"],
+                         "mean": [80.0, 99.0], "std": [0.1] * 2, "source": ["ours"] * 2})
+    r = ranks(ours, ["repset", "sum_pool"]).set_index(["dataset", "method"])
+    mine = r.loc[("MUTAG", "sum_pool")]
+    assert mine["rank ours"] == 1 and mine["of"] == 2 + len(baselines) and pd.isna(mine["rank paper"])
+    assert r.loc[("MUTAG", "RepSet"), "of"] == 1 + len(baselines)        # sum pooling is not among RepSet's rivals
+
+
 def test_a_variant_is_compared_and_ranked_in_its_paper_methods_place():
     """RepSet (init small) meets the paper's RepSet numbers, takes RepSet's place in the ranking (ours is
     left out there, not ranked against it), and the report counts where it beats the paper's RepSet."""
