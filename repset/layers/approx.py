@@ -8,7 +8,7 @@ import torch
 from ..sets import length_mask
 from .base import HiddenSetLayer
 from .matched_sum import attach_gradient
-from .ops import approx_pairs, tracing
+from .ops import approx_pairs, approx_products, tracing
 
 FORMS = ("paper", "official")
 
@@ -30,15 +30,21 @@ class ApproxRepSet(HiddenSetLayer):
             raise ValueError(f"unknown form={form!r}; valid: {', '.join(FORMS)}")
         self.form = form
 
-    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        if G.device.type != "cpu":
+    products_in_operator = True
+
+    def set_values(self, E: torch.Tensor, G: torch.Tensor | None, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        if G is not None and G.device.type != "cpu":
             return super().set_values(E, G, index, lengths)
         # CPU: one Numba pass over the raw products picks the pairs, applies the ReLU and sums (no ReLU
         # pass, no second gather); a pair on a weight <= 0 adds nothing and gets no gradient.
         # a traced forward cannot read the lengths for its shapes: max(N, K) pair slots, always enough
-        slots = torch.sym_max(index.shape[1], G.shape[2]) if tracing() else -1
-        x, rows, cols = approx_pairs(G.detach(), index, lengths, self.hidden_sizes, self.form == "paper", slots)
-        return attach_gradient(E, self._compute_weight(), G, index, x, rows, cols, self.grad_mode)
+        W, paper = self._compute_weight(), self.form == "paper"
+        slots = torch.sym_max(index.shape[1], W.shape[2]) if tracing() else -1
+        if G is None:   # traced, sparse: the products made inside the operator
+            x, rows, cols = approx_products(E.detach(), W.detach(), index, lengths, self.hidden_sizes, paper, slots)
+        else:
+            x, rows, cols = approx_pairs(G.detach(), index, lengths, self.hidden_sizes, paper, slots)
+        return attach_gradient(E, W, G, index, x, rows, cols, self.grad_mode)
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # F >= 0 and zero on padding, so padding never beats a valid element (argmax takes the first

@@ -218,6 +218,9 @@ class HiddenSetLayer(nn.Module):
 
     #: forward accepts ``element_ids`` (sets as distinct elements + ids; see :meth:`forward`)
     takes_element_ids = True
+    #: a traced forward with the sparse gradient on the CPU passes :meth:`set_values` no products (``G=None``):
+    #: the layer's operator computes them (:func:`.ops.match_products`, :func:`.ops.approx_products`)
+    products_in_operator = False
 
     def forward(self, V: torch.Tensor, lengths: torch.Tensor | None = None,
                 element_ids: torch.Tensor | None = None) -> torch.Tensor:
@@ -248,8 +251,10 @@ class HiddenSetLayer(nn.Module):
             else:
                 E, index, lengths = check_batch(V, lengths, element_ids, self.weight, self.in_dim, compute)
             E = E.to(compute)
-            with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
-                G = self._products(E, reuse=not traced)   # read within this call only: never kept for backward
+            G = None   # traced, sparse gradient, CPU: the layer's operator makes the products itself
+            if not (traced and self.products_in_operator and self.grad_mode == "sparse" and E.device.type == "cpu"):
+                with torch.set_grad_enabled(torch.is_grad_enabled() and self.grad_mode == "dense"):
+                    G = self._products(E, reuse=not traced)   # read within this call only: never kept for backward
             if not traced:
                 check_products(G, E, self.weight)
             x = self.set_values(E, G, index, lengths)
@@ -257,7 +262,8 @@ class HiddenSetLayer(nn.Module):
                 x = x / lengths[:, None].to(x.dtype)
         out = x if compute == dtype else x.to(dtype)
         if traced:   # the checks' operator, its zero added: an output nothing reads would leave the graph
-            return out + check_values(out.detach(), x.detach(), G.detach(), E.detach(), self.weight.detach(),
+            return out + check_values(out.detach(), x.detach(), None if G is None else G.detach(), E.detach(),
+                                      self.weight.detach(),
                                       type(self).__name__)
         if compute != dtype:
             check_cast(out, x, type(self).__name__)
@@ -279,10 +285,10 @@ class HiddenSetLayer(nn.Module):
         compute = compute_dtype(self.weight.dtype, type(self).__name__)
         return self.weight if self.weight.dtype == compute else self.weight.to(compute)
 
-    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def set_values(self, E: torch.Tensor, G: torch.Tensor | None, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """``x`` (B, m) with its gradient, from element rows ``E`` (R, d), their products ``G = E H``
-        (R, m, K; with the autograd graph in dense grad mode) and the sets' ``index`` (B, N): ReLU, pairs
-        from :meth:`select_pairs`, their sum."""
+        (R, m, K; with the autograd graph in dense grad mode; None where :attr:`products_in_operator`) and
+        the sets' ``index`` (B, N): ReLU, pairs from :meth:`select_pairs`, their sum."""
         F = self._edge_rows(E, G)
         with torch.no_grad():
             rows, cols = self.select_pairs(F.detach(), index, lengths)

@@ -94,11 +94,11 @@ def _torch_backward(E, W, index, rows, cols, grad, need_E, need_W):
     return grad_positions, grad_W
 
 
-def attach_gradient(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor, index: torch.Tensor, x: torch.Tensor,
+def attach_gradient(E: torch.Tensor, W: torch.Tensor, F: torch.Tensor | None, index: torch.Tensor, x: torch.Tensor,
                     active_rows: torch.Tensor, cols: torch.Tensor, grad_mode: str = "sparse") -> torch.Tensor:
     """``x`` (B, m) with the gradient of ``sum over active pairs of F[index[b, r], k, c]`` attached.
 
-    ``grad_mode="sparse"``: from the indices (``F`` unused). ``"dense"``: ``F`` (R, m, K) must carry the
+    ``grad_mode="sparse"``: from the indices (``F`` unused, may be None). ``"dense"``: ``F`` (R, m, K) must carry the
     autograd graph of ``E`` and ``W``; equal to ``ReLU(E W)`` at the active pairs (the raw product
     ``E W`` serves: it is positive there).
     """

@@ -12,6 +12,10 @@ torch's thread count, read at each call (:func:`repset.threads.kernel_threads`).
 
 - :func:`match_values`: RepSet's matching and its sums, by a solver named by :func:`solver_key`.
 - :func:`approx_pairs`: ApproxRepSet's pairs and sums on the CPU (one Numba pass).
+- :func:`match_products`, :func:`approx_products`: the same from the element rows and the hidden sets, the
+  products ``E H`` computed inside, in a per-thread buffer: what a traced forward with the sparse gradient
+  calls on the CPU, so that a compiled graph neither allocates the (R, m, K) products at each step nor keeps
+  them past the operator (as the eager layer, which reuses one buffer and applies the ReLU in place).
 - :func:`pair_grads`: the sparse backward's kernels (CPU, Numba).
 - :func:`checked_batch`, :func:`check_values`: the input and overflow checks, where the layer's forward
   is traced or transformed (:func:`tracing`); eager calls run the same checks (:func:`check_batch`,
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import weakref
 
 import torch
@@ -33,8 +38,8 @@ from solvers import MatchingSolver, get_solver
 from ..sets import check_indexed_batch, check_set_batch
 from ..threads import kernel_threads
 
-__all__ = ["approx_pairs", "check_batch", "check_cast", "check_products", "check_values", "checked_batch",
-           "match_values", "pair_grads", "pair_index", "pair_values", "picked", "solver_key", "tracing"]
+__all__ = ["approx_pairs", "approx_products", "check_batch", "check_cast", "check_products", "check_values", "checked_batch",
+           "match_products", "match_values", "pair_grads", "pair_index", "pair_values", "picked", "solver_key", "tracing"]
 
 
 def tracing() -> bool:
@@ -188,6 +193,62 @@ def _(G, index, lengths, sizes, paper, slots):
             G.new_empty((B, m, slots), dtype=torch.long))
 
 
+# ---- the products inside the operator: a traced forward's CPU path ---------------------------------------
+
+_SCRATCH = threading.local()
+
+
+def _scratch_products(E: Tensor, weight: Tensor) -> Tensor:
+    """``E H`` (R, m, K) of element rows ``E`` (R, d) and hidden sets ``weight`` (d, m, K), written into this
+    thread's buffer for E's dtype, which grows to the largest call and is kept: valid until the thread's next
+    call. A fresh (R, m K) tensor per call would pay for its pages on first touch at every step."""
+    buffers = _SCRATCH.__dict__.setdefault("buffers", {})
+    need = E.shape[0] * weight[0].numel()
+    buffer = buffers.get(E.dtype)
+    if buffer is None or buffer.numel() < need:
+        buffer = buffers[E.dtype] = torch.empty(need, dtype=E.dtype)
+    G = buffer[:need].view(E.shape[0], -1)
+    torch.mm(E, weight.reshape(E.shape[1], -1), out=G)
+    return G.view(E.shape[0], *weight.shape[1:])
+
+
+@_operator("cpu")
+def match_products(E: Tensor, weight: Tensor, mask: Tensor | None, index: Tensor, lengths: Tensor, sizes: Tensor,
+                   solver: str) -> tuple[Tensor, Tensor, Tensor]:
+    """:func:`match_values` of ``F = ReLU(E H)`` (times ``mask`` (m, K), the hidden sets' real columns, where
+    given) from element rows ``E`` (R, d) and hidden sets ``weight`` (d, m, K), the products checked for
+    overflow (:func:`check_products`) and never returned."""
+    F = _scratch_products(E, weight)
+    check_products(F, E, weight)
+    F.clamp_min_(0)
+    if mask is not None:
+        F.mul_(mask)
+    return match_values.__wrapped__(F, index, lengths, sizes, solver)
+
+
+@match_products.op.register_fake
+def _(E, weight, mask, index, lengths, sizes, solver):
+    shape = (index.shape[0], weight.shape[1], torch.sym_min(index.shape[1], weight.shape[2]))
+    return E.new_empty(shape[:2]), E.new_empty(shape, dtype=torch.long), E.new_empty(shape, dtype=torch.long)
+
+
+@_operator("cpu")
+def approx_products(E: Tensor, weight: Tensor, index: Tensor, lengths: Tensor, sizes: Tensor, paper: bool,
+                    slots: int) -> tuple[Tensor, Tensor, Tensor]:
+    """:func:`approx_pairs` of the products ``E H`` of element rows ``E`` (R, d) and hidden sets ``weight``
+    (d, m, K), checked for overflow (:func:`check_products`) and never returned."""
+    G = _scratch_products(E, weight)
+    check_products(G, E, weight)
+    return approx_pairs.__wrapped__(G, index, lengths, sizes, paper, slots)
+
+
+@approx_products.op.register_fake
+def _(E, weight, index, lengths, sizes, paper, slots):
+    B, m = index.shape[0], weight.shape[1]
+    return (E.new_empty((B, m)), E.new_empty((B, m, slots), dtype=torch.long),
+            E.new_empty((B, m, slots), dtype=torch.long))
+
+
 @_operator("cpu")
 def pair_grads(E: Tensor, index: Tensor, hidden: Tensor, rows: Tensor, cols: Tensor, grad: Tensor,
                need_positions: bool, need_hidden: bool) -> tuple[Tensor, Tensor]:
@@ -265,11 +326,12 @@ def check_cast(out: Tensor, x: Tensor, layer: str) -> None:
 
 
 @torch.library.custom_op("repset::check_values", mutates_args=())
-def check_values(out: Tensor, x: Tensor, G: Tensor, E: Tensor, weight: Tensor, layer: str) -> Tensor:
-    """A zero of ``out``'s dtype, shape (), once :func:`check_products` (``G``, ``E``, ``weight``) and, where
-    ``out`` is ``x`` cast, :func:`check_cast` pass: a traced forward adds it to its output, which keeps the
-    checks in the graph."""
-    check_products(G, E, weight)
+def check_values(out: Tensor, x: Tensor, G: Tensor | None, E: Tensor, weight: Tensor, layer: str) -> Tensor:
+    """A zero of ``out``'s dtype, shape (), once :func:`check_products` (``G``, ``E``, ``weight``; None: the
+    products were checked where they were made) and, where ``out`` is ``x`` cast, :func:`check_cast` pass: a
+    traced forward adds it to its output, which keeps the checks in the graph."""
+    if G is not None:
+        check_products(G, E, weight)
     if out.dtype != x.dtype:
         check_cast(out, x, layer)
     return out.new_zeros(())
@@ -280,5 +342,6 @@ def _(out, x, G, E, weight, layer):
     return out.new_empty(())
 
 
-for _op in (match_values.op, approx_pairs.op, pair_grads.op, checked_batch, check_values):
+for _op in (match_values.op, approx_pairs.op, match_products.op, approx_products.op, pair_grads.op, checked_batch,
+            check_values):
     _per_sample(_op)

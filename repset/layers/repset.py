@@ -10,7 +10,7 @@ from solvers import MatchingSolver, get_solver
 
 from .base import HiddenSetLayer
 from .matched_sum import attach_gradient
-from .ops import match_values, solver_key
+from .ops import match_products, match_values, solver_key
 
 #: the layer's default solver: the fast exact one where Numba is installed, scipy's (same values) otherwise
 DEFAULT_SOLVER = "numba" if find_spec("numba") is not None else "scipy"
@@ -50,11 +50,19 @@ class RepSet(HiddenSetLayer):
         super().__setstate__(state)
         self._solver_key = solver_key(self._solver)
 
-    def set_values(self, E: torch.Tensor, G: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    products_in_operator = True
+
+    def set_values(self, E: torch.Tensor, G: torch.Tensor | None, index: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         # the matching and its sums in one operator: problem (b, k) = F[index[b, :n_b], k, :|Y_k|]
+        W = self._compute_weight()
+        if G is None:   # traced, sparse, CPU: products, ReLU and matching in one operator
+            mask = None if self._equal_sizes else self.hidden_mask.to(E.dtype)
+            x, rows, cols = match_products(E.detach(), W.detach(), mask, index, lengths, self.hidden_sizes,
+                                           self._solver_key)
+            return attach_gradient(E, W, None, index, x, rows, cols)
         F = self._edge_rows(E, G)
         x, rows, cols = match_values(F.detach(), index, lengths, self.hidden_sizes, self._solver_key)
-        return attach_gradient(E, self._compute_weight(), F, index, x, rows, cols, self.grad_mode)
+        return attach_gradient(E, W, F, index, x, rows, cols, self.grad_mode)
 
     def select_pairs(self, F: torch.Tensor, index: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         _, rows, cols = match_values(F, index, lengths, self.hidden_sizes, self._solver_key)

@@ -45,10 +45,31 @@ def sample_args():
         "checked_batch": (ops.checked_batch, (V, lengths, None, layer.weight.detach(), 4, torch.float64)),
         "check_values": (ops.check_values, (torch.ones(3, 3), torch.ones(3, 3), G, E, layer.weight.detach(),
                                             "RepSet")),
+        "match_products": (ops.match_products.op, (E, layer.weight.detach(), layer.hidden_mask.double(), index,
+                                                   lengths, layer.hidden_sizes, ops.solver_key(layer.solver))),
+        "approx_products": (ops.approx_products.op, (E, layer.weight.detach(), index, lengths, layer.hidden_sizes,
+                                                     True, 5)),
     }
 
 
-@pytest.mark.parametrize("name", ["match_values", "approx_pairs", "pair_grads", "checked_batch", "check_values"])
+def test_operators_making_their_products_equal_those_given_them():
+    """match_products / approx_products (the products made in a per-thread buffer) give match_values' and
+    approx_pairs' outputs exactly, also after a larger and a smaller call have reused the buffer."""
+    args = sample_args()
+    for fused, given, at in (("match_products", "match_values", 3), ("approx_products", "approx_pairs", 2)):
+        op, fused_args = args[fused]
+        want = args[given][0](*args[given][1])
+        for B in (8, 1):                                   # a larger, then a smaller call in between
+            other = list(fused_args)
+            other[0] = torch.randn(B * 5, 4, dtype=torch.float64)
+            other[at:at + 2] = [torch.arange(B * 5).view(B, 5), torch.full((B,), 5)]    # index, lengths
+            op(*other)
+        for got, expected in zip(op(*fused_args), want):
+            torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ["match_values", "approx_pairs", "pair_grads", "checked_batch", "check_values",
+                                  "match_products", "approx_products"])
 def test_fake_implementations_agree_with_the_operators(name):
     op, args = sample_args()[name]
     torch.library.opcheck(op, args, test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
@@ -145,6 +166,9 @@ def test_export_equals_eager_on_new_inputs_and_sizes(cls):
     targets = {str(node.target) for module in program.graph_module.modules() if isinstance(module, torch.fx.GraphModule)
                for node in module.graph.nodes if node.op == "call_function"}    # autocast-off regions: submodules
     assert {"repset.checked_batch.default", "repset.check_values.default"} <= targets
+    # the sparse gradient on the CPU: the products are made inside the layer's operator, not in the graph
+    assert f"repset.{'match' if cls is RepSet else 'approx'}_products.default" in targets
+    assert "aten.mm.default" not in targets
     V2, lengths2 = batch(seed=5)
     torch.testing.assert_close(program.module()(V2, lengths2), layer(V2, lengths2), rtol=0, atol=0)
     B, N = Dim("B"), Dim("N")
