@@ -26,7 +26,8 @@ RUNS_PREFIX = "results/runs/"
 
 def _machines(rows: pd.DataFrame) -> str:
     """``CPU model (or device): runs`` of ``rows``, most runs first; records that name no CPU say so."""
-    kind = rows["cpu"].fillna("CPU not named").where(rows["device"].fillna("cpu") == "cpu", rows["device"])
+    cpu, device = rows["cpu"].astype(object), rows["device"].astype(object)   # all-empty in a CSV: float NaN
+    kind = cpu.fillna("CPU not named").where(device.fillna("cpu") == "cpu", device)
     return ", ".join(f"{name} {count:,}" for name, count in kind.value_counts().items())
 
 
@@ -50,7 +51,7 @@ def records_seconds(table: pd.DataFrame, seconds: dict[tuple[str, str, str], flo
     model has no record there, none where the budget has none either); a ``chosen`` run without records at the mean
     of its model's budget points, where each has a figure (as the budget costs it)."""
     if "device" in table:
-        table = table[table["device"].fillna("cpu") == "cpu"]
+        table = table[table["device"].astype(object).fillna("cpu") == "cpu"]
     if table.empty:
         return {}
     if not {"dataset", "model", "point"} <= set(table.columns):   # rows named by path only

@@ -118,3 +118,19 @@ def test_records_seconds_scale_the_budget_by_the_records_own():
     named = records.assign(dataset=records["path"].str.split("/").str[0], model=records["path"].str.split("/").str[1],
                            point=records["path"].str.split("/").str[2], path="elsewhere.json")   # runs.csv's columns
     assert progress.records_seconds(named, seconds) == own
+
+
+def test_records_naming_no_cpu_or_device_count_as_cpu_runs_without_a_model(config, tmp_path):
+    """runs.csv columns left empty by every record (read back as float NaN) are counted, not a pandas error."""
+    import warnings
+
+    mutag = [r.path for r in runs(config, ["MUTAG"]) if r.model == "repset"][:3]
+    record_dir = _record_dir(tmp_path, config, [(p, 2.0, None) for p in mutag])
+    table = pd.read_csv(record_dir / "runs.csv")
+    table["device"] = float("nan")
+    table.to_csv(record_dir / "runs.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = progress.progress_table(record_dir, config, models=["repset"]).set_index(["dataset", "model"])
+    assert out.loc[("MUTAG", "repset"), "on_record"] == 3
+    assert out.loc[("MUTAG", "repset"), "machines"] == "CPU not named 3"
