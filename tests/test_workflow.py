@@ -191,3 +191,25 @@ def test_a_grid_on_each_repetition_trains_around_the_recorded_first_repetition(t
     planned = {line.split("output: ")[1] for line in out.stdout.splitlines() if "output: " in line}
     assert len(planned) == 846 and not planned & set(recorded)
     assert "results/runs/REDDIT-BINARY/repset/grid_seed0_rep9.json" in planned
+
+
+def test_packed_runs_with_a_grid_on_each_repetition_read_their_repetitions_choice(tmp_path):
+    """MUTAG packed (train_packs) with grid_scope: repetition: the pack of repetition 1's chosen runs reads
+    grid_seed0_rep1.json, which the repetition's own grid pack (fold 0 of repetition 1: split 10) feeds."""
+    shutil.copy(ROOT / "config.yaml", tmp_path)
+    (tmp_path / "rep.yaml").write_text("protocol: {per_dataset: {MUTAG: {grid_splits: 1, grid_scope: repetition}}}\n")
+    out = snakemake("--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n",
+                    "--cores", "1", "--configfile", str(tmp_path / "rep.yaml"), "--",
+                    "results/runs/MUTAG/repset/chosen/split11_seed0.json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    jobs = {}
+    for block in out.stdout.split("\nrule ")[1:]:
+        lines = dict(line.strip().split(": ", 1) for line in block.splitlines()[1:] if ": " in line)
+        jobs[block.split(":")[0]] = (lines.get("input", "").split(", "), lines.get("output", "").split(", "))
+    chosen_inputs, chosen_outputs = jobs["train_pack_MUTAG_repset_seed0_chosen_rep1_0"]
+    assert "results/runs/MUTAG/repset/grid_seed0_rep1.json" in chosen_inputs
+    assert chosen_outputs[0] == "results/runs/MUTAG/repset/chosen/split11_seed0.json"
+    choice_inputs, choice_outputs = jobs["grid_choice_repetition"]
+    assert choice_outputs == ["results/runs/MUTAG/repset/grid_seed0_rep1.json"]
+    assert len(choice_inputs) == 12 and all(p.endswith("/split10_seed0.json") for p in choice_inputs)
+    assert set(jobs["train_pack_MUTAG_repset_seed0_grid_rep1_0"][1]) == set(choice_inputs)

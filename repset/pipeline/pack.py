@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from repset.protocol.budget import seconds_per_run
 from repset.protocol.jobs import (CHOSEN, Run, check_run, choice_repetitions, grid_choice_inputs, grid_choice_of,
-                                  run_settings)
+                                  grid_choice_path, run_settings)
 from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import store_path
 from repset.threads import set_threads
@@ -148,9 +148,9 @@ def ready_paths(config: dict, paths: Sequence[str]) -> list[str]:
     for path in paths:
         run = run_of_path(config, path)
         if run.point == CHOSEN:
-            choice = grid_choice_of(config, run)
+            repetition = choice_repetitions(config, run.dataset, run.model)[run.split]
+            choice = grid_choice_path(run.dataset, run.model, run.seed, repetition)     # as grid_choice_of
             if choice not in choices:
-                repetition = choice_repetitions(config, run.dataset, run.model)[run.split]
                 inputs = grid_choice_inputs(config, run.dataset, run.model, run.seed, repetition)
                 if not os.path.exists(choice) and all(os.path.exists(p) for p in inputs):
                     grid_choice(inputs, choice)
