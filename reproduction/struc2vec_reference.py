@@ -1,7 +1,9 @@
 """The graph models on the reference struc2vec's input against the record's, paired fold by fold, and both against
 the paper: per dataset and model the folds where the reference runs hold the record's whole grid, both means
 (validation-selected test accuracy, %), the paired difference (reference - record) with its standard error and the
-distance of each to the paper's cell. Run from the repository root:
+distance of each to the paper's cell; then, per dataset, what the judgement between the two inputs reads: the mean
+distance to the paper's cells on each input, the models the reference input moves toward the paper, those it moves
+by more than two standard errors, and RepSet's rank among the seven on each input. Run from the repository root:
 
     python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md]
 
@@ -39,6 +41,28 @@ def table(record: pd.DataFrame, lead: pd.DataFrame, datasets: list[str]) -> pd.D
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
+def summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset of :func:`table`'s rows: folds (fewest of its models), the mean absolute distance to the
+    paper's cells on each input, the models closer to the paper on the reference input (of those with a paper cell),
+    those whose paired difference exceeds two standard errors (up / down), and RepSet's rank (1 = best) among the
+    models measured, on each input."""
+    out = []
+    for dataset, part in rows.groupby("dataset", sort=False):
+        part = part.set_index("model")
+        cells = part.dropna(subset=["paper"])
+        toward = cells.index[cells["reference - paper"].abs() < cells["record - paper"].abs()]
+        moved = part[part["paired diff"].abs() > 2 * part["s.e."]]
+        rank = {side: int((part[side] > part.loc["repset", side]).sum()) + 1 if "repset" in part.index else None
+                for side in ("record", "reference")}
+        out.append({"dataset": dataset, "models": len(part), "folds": int(part["folds"].str.split().str[0].astype(int).min()),
+                    "|record - paper|": cells["record - paper"].abs().mean(),
+                    "|reference - paper|": cells["reference - paper"].abs().mean(),
+                    "toward the paper": f"{len(toward)} of {len(cells)}",
+                    "beyond 2 s.e. (up / down)": f"{int((moved['paired diff'] > 0).sum())} / {int((moved['paired diff'] < 0).sum())}",
+                    "RepSet rank (record / reference)": f"{rank['record']} / {rank['reference']}"})
+    return pd.DataFrame(out)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", action="append", help="a graph dataset (repeatable; default: all five)")
@@ -48,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     out = table(pd.read_csv("reproduction/runs.csv"), pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
     if out.empty:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
-    text = out.round(2).to_markdown(index=False)
+    text = out.round(2).to_markdown(index=False) + "\n\n" + summary(out).round(2).to_markdown(index=False)
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:
