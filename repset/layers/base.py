@@ -11,7 +11,7 @@ from torch import nn
 
 from ..sets import length_mask
 from .matched_sum import GRAD_MODES, matched_sum
-from .ops import check_batch, check_cast, check_products, check_values, checked_batch, tracing
+from .ops import check_batch, check_cast, check_products, check_values, checked_batch, scratch, tracing
 
 NORMALIZATIONS = ("none", "input_size")
 #: hidden-set initialisations: the authors' two (their ApproxRepSet code: uniform [-1, 1]; their exact
@@ -192,10 +192,8 @@ class HiddenSetLayer(nn.Module):
                 and not torch.is_grad_enabled()):
             return (E @ W).view(E.shape[0], *self.weight.shape[1:])
         need = len(E) * W.shape[1]
-        scratch = self.__dict__.get("_scratch")
-        if scratch is None or scratch.numel() < need or scratch.dtype != W.dtype:
-            scratch = self.__dict__["_scratch"] = torch.empty(need, dtype=W.dtype)
-        out = scratch[:need].view(len(E), W.shape[1])
+        buffer = self.__dict__["_scratch"] = scratch(need, W.dtype, self.__dict__.get("_scratch"))
+        out = buffer[:need].view(len(E), W.shape[1])
         torch.mm(E, W, out=out)
         return out.view(len(E), *self.weight.shape[1:])
 

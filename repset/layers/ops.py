@@ -15,7 +15,8 @@ torch's thread count, read at each call (:func:`repset.threads.kernel_threads`).
 - :func:`match_products`, :func:`approx_products`: the same from the element rows and the hidden sets, the
   products ``E H`` computed inside, in a per-thread buffer: what a traced forward with the sparse gradient
   calls on the CPU, so that a compiled graph neither allocates the (R, m, K) products at each step nor keeps
-  them past the operator (as the eager layer, which reuses one buffer and applies the ReLU in place).
+  them past the operator (as the eager layer, which reuses one buffer and applies the ReLU in place); the
+  buffers outlive the model until :func:`release_buffers`.
 - :func:`pair_grads`: the sparse backward's kernels (CPU, Numba).
 - :func:`checked_batch`, :func:`check_values`: the input and overflow checks, where the layer's forward
   is traced or transformed (:func:`tracing`); eager calls run the same checks (:func:`check_batch`,
@@ -39,7 +40,8 @@ from ..sets import check_indexed_batch, check_set_batch
 from ..threads import kernel_threads
 
 __all__ = ["approx_pairs", "approx_products", "check_batch", "check_cast", "check_products", "check_values", "checked_batch",
-           "match_products", "match_values", "pair_grads", "pair_index", "pair_values", "picked", "solver_key", "tracing"]
+           "match_products", "match_values", "pair_grads", "pair_index", "pair_values", "picked", "release_buffers",
+           "scratch", "solver_key", "tracing"]
 
 
 def tracing() -> bool:
@@ -198,18 +200,32 @@ def _(G, index, lengths, sizes, paper, slots):
 _SCRATCH = threading.local()
 
 
+def scratch(numel: int, dtype: torch.dtype, held: Tensor | None = None) -> Tensor:
+    """A flat CPU buffer of at least ``numel`` elements of ``dtype``: ``held`` where it is one, else a new one (not
+    an inference tensor, even under ``torch.inference_mode``, so that it serves later calls outside it too)."""
+    if held is not None and held.numel() >= numel and held.dtype == dtype:
+        return held
+    with torch.inference_mode(False):
+        return torch.empty(numel, dtype=dtype)
+
+
 def _scratch_products(E: Tensor, weight: Tensor) -> Tensor:
     """``E H`` (R, m, K) of element rows ``E`` (R, d) and hidden sets ``weight`` (d, m, K), written into this
-    thread's buffer for E's dtype, which grows to the largest call and is kept: valid until the thread's next
-    call. A fresh (R, m K) tensor per call would pay for its pages on first touch at every step."""
+    thread's buffer for E's dtype, which grows to the largest call and is kept until the thread ends or
+    :func:`release_buffers`: valid until the thread's next call. A fresh (R, m K) tensor per call would pay for
+    its pages on first touch at every step."""
     buffers = _SCRATCH.__dict__.setdefault("buffers", {})
-    need = E.shape[0] * weight[0].numel()
-    buffer = buffers.get(E.dtype)
-    if buffer is None or buffer.numel() < need:
-        buffer = buffers[E.dtype] = torch.empty(need, dtype=E.dtype)
-    G = buffer[:need].view(E.shape[0], -1)
+    columns = weight[0].numel()
+    buffer = buffers[E.dtype] = scratch(E.shape[0] * columns, E.dtype, buffers.get(E.dtype))
+    G = buffer[:E.shape[0] * columns].view(E.shape[0], columns)
     torch.mm(E, weight.reshape(E.shape[1], -1), out=G)
     return G.view(E.shape[0], *weight.shape[1:])
+
+
+def release_buffers() -> None:
+    """Drop this thread's products buffers (:func:`match_products`, :func:`approx_products`): a traced forward
+    keeps one per dtype, as large as its largest call, after its model is gone."""
+    _SCRATCH.__dict__.pop("buffers", None)
 
 
 @_operator("cpu")

@@ -68,6 +68,33 @@ def test_operators_making_their_products_equal_those_given_them():
             torch.testing.assert_close(got, expected, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("cls", LAYERS)
+@pytest.mark.parametrize("compiled", [False, True])
+def test_training_after_an_inference_mode_evaluation_of_a_larger_batch(cls, compiled):
+    """The products' buffers (the eager layer's and a traced forward's per-thread one) grow under
+    torch.inference_mode without becoming inference tensors, so the next training step can write them."""
+    ops.release_buffers()
+    layer = model_of(cls)[0]
+    run = torch.compile(layer, fullgraph=True, backend="aot_eager") if compiled else layer
+    small, large = batch(2, 3, seed=1)[0], batch(8, 5, seed=2)[0]
+    run(small).sum().backward()
+    with torch.inference_mode():
+        evaluated = run(large)
+    layer.zero_grad()
+    run(small).sum().backward()
+    torch.testing.assert_close(evaluated, model_of(cls)[0](large).detach(), rtol=0, atol=0)   # weights unchanged
+    assert layer.weight.grad is not None and torch.isfinite(layer.weight.grad).all()
+
+
+def test_released_buffers_are_made_again_on_the_next_call():
+    op, args = sample_args()["match_products"]
+    want = op(*args)
+    ops.release_buffers()
+    assert "buffers" not in ops._SCRATCH.__dict__
+    for got, expected in zip(op(*args), want):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("name", ["match_values", "approx_pairs", "pair_grads", "checked_batch", "check_values",
                                   "match_products", "approx_products"])
 def test_fake_implementations_agree_with_the_operators(name):
