@@ -22,3 +22,31 @@ def test_the_summary_counts_moves_toward_the_paper_significant_ones_and_repsets_
     assert out["toward the paper"] == "1 of 2"                       # NN-mean closer; RepSet farther; NN-max no cell
     assert out["beyond 2 s.e. (up / down)"] == "2 / 0"               # NN-mean 5 > 4, NN-max 0.5 > 0.4; RepSet 2 < 3
     assert out["RepSet rank (record / reference)"] == "1 / 2"         # behind NN-max's 85.5 on the reference input
+
+
+def test_the_pooled_row_takes_every_datasets_cells_and_the_signed_mean_keeps_the_direction():
+    rows = pd.DataFrame({
+        "dataset": ["MUTAG", "MUTAG", "PROTEINS", "PROTEINS"], "model": ["repset", "nn_mean"] * 2,
+        "folds": ["30 (0-29)", "30 (0-29)", "10 (0-9)", "30 (0-29)"],
+        "record": [86.0, 77.0, 66.0, 70.0], "reference": [87.0, 82.0, 72.0, 69.0], "paired diff": [1.0, 5.0, 6.0, -1.0],
+        "s.e.": [1.0, 1.0, 1.0, 1.0], "paper": [88.0, 87.0, 70.0, 70.0]})
+    rows["record - paper"] = rows["record"] - rows["paper"]
+    rows["reference - paper"] = rows["reference"] - rows["paper"]
+    out = script.summary(rows).set_index("dataset")
+    assert list(out.index) == ["MUTAG", "PROTEINS", "all"]
+    pooled = out.loc["all"]
+    assert pooled["models"] == 4 and pooled["folds"] == 10
+    assert pooled["|record - paper|"] == (2 + 10 + 4 + 0) / 4 and pooled["|reference - paper|"] == (1 + 5 + 2 + 1) / 4
+    assert pooled["record - paper"] == (-2 - 10 - 4 + 0) / 4 and pooled["reference - paper"] == (-1 - 5 + 2 - 1) / 4
+    assert pooled["toward the paper"] == "3 of 4"                    # PROTEINS' NN-mean leaves the paper's cell
+    assert pooled["beyond 2 s.e. (up / down)"] == "2 / 0"
+    assert pd.isna(pooled["RepSet rank (record / reference)"])      # a rank is per dataset
+    assert out.loc["PROTEINS", "RepSet rank (record / reference)"] == "2 / 1"
+
+
+def test_one_dataset_gets_no_pooled_row():
+    rows = pd.DataFrame({"dataset": ["MUTAG"], "model": ["repset"], "folds": ["30 (0-29)"], "record": [86.0],
+                         "reference": [87.0], "paired diff": [1.0], "s.e.": [1.0], "paper": [88.0]})
+    rows["record - paper"] = rows["record"] - rows["paper"]
+    rows["reference - paper"] = rows["reference"] - rows["paper"]
+    assert list(script.summary(rows)["dataset"]) == ["MUTAG"]
