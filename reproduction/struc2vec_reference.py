@@ -6,7 +6,10 @@ distance to the paper's cells on each input, the models the reference input move
 by more than two standard errors, and RepSet's rank among the seven on each input; a last row pools every dataset's
 cells. Run from the repository root:
 
-    python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md]
+    python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md] [--cell-notes OUT.yaml]
+
+``--cell-notes`` writes the measurement as one note per graph cell measured on all 30 folds (repset.report.notes;
+its finding by :func:`repset.report.notes.paired_finding`), for the report's ``cell_notes``.
 
 Reads reproduction/runs.csv (the record: struc2vec as the paper words it) and
 reproduction/struc2vec_reference/runs.csv (the same folds on `reference` stores, reproduction/struc2vec_reference.yaml).
@@ -22,13 +25,23 @@ import argparse
 import sys
 
 import pandas as pd
+import yaml
 
 sys.path.insert(0, ".")
+from repset.io import write_atomic  # noqa: E402
 from repset.protocol.paired import paired_table  # noqa: E402
+from repset.report.notes import paired_finding  # noqa: E402
 from repset.report.reported import reported_results  # noqa: E402
 
 MODELS = ["repset", "approx_repset", "deepsets", "nn_mean", "nn_max", "nn_attention", "set_transformer"]
 GRAPHS = ["MUTAG", "IMDB-BINARY", "IMDB-MULTI", "PROTEINS", "REDDIT-BINARY"]
+FOLDS = 30   # the measurement's folds (0-29): a cell is noted once it holds them all
+LEAD = ("the struc2vec rules: the reference implementation's code (leoribeiro/struc2vec: its partner selection, "
+        "per-node weights, Gamma, hierarchical softmax beside negative sampling), which the paper's authors would "
+        "have run, against the struc2vec paper's wording, which the record's stores follow")
+MEASUREMENT = ("the model's protocol on folds 0-29 (its grid on each) on stores built with the reference's rules, "
+               "paired fold by fold with the record's same folds (reproduction/struc2vec_reference/; "
+               "python reproduction/struc2vec_reference.py)")
 
 
 def table(record: pd.DataFrame, lead: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
@@ -77,11 +90,29 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def cell_notes(rows: pd.DataFrame) -> list[dict]:
+    """One cell note (:mod:`repset.report.notes`) per row of :func:`table` with a paper cell and all :data:`FOLDS`
+    folds: both inputs' means on those folds, the paired difference with its standard error, the paper's number."""
+    notes = []
+    for r in rows.to_dict("records"):
+        folds = int(str(r["folds"]).split()[0])
+        if folds < FOLDS or pd.isna(r["paper"]):
+            continue
+        diff, se = r["paired diff"], r["s.e."]
+        notes.append({"table": "graph", "dataset": r["dataset"], "method": r["model"], "lead": LEAD,
+                      "measurement": MEASUREMENT,
+                      "result": f"{r['reference']:.2f} on the reference's input against the record's {r['record']:.2f} "
+                                f"on the same {folds} folds (paired {diff:+.2f}, s.e. {se:.2f}); the paper {r['paper']:.2f}",
+                      "finding": paired_finding(r["paper"] - r["record"], diff, se)})
+    return notes
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", action="append", help="a graph dataset (repeatable; default: all five)")
     parser.add_argument("--lead", default="reproduction/struc2vec_reference", help="the reference runs' folder")
     parser.add_argument("--markdown", help="also write the table here")
+    parser.add_argument("--cell-notes", help="write the cells measured on all 30 folds here as cell notes (YAML)")
     args = parser.parse_args(argv)
     out = table(pd.read_csv("reproduction/runs.csv"), pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
     if out.empty:
@@ -89,8 +120,12 @@ def main(argv: list[str] | None = None) -> None:
     text = out.round(2).to_markdown(index=False) + "\n\n" + summary(out).round(2).fillna("").to_markdown(index=False)
     print(text)
     if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text + "\n")
+        write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))
+    if args.cell_notes:
+        notes = cell_notes(out)
+        write_atomic(args.cell_notes, lambda p: p.write_text(
+            "# Written by python reproduction/struc2vec_reference.py --cell-notes: one note per graph cell measured on "
+            "the reference struc2vec's input\n" + yaml.safe_dump(notes, sort_keys=False, width=120)))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
 """What was measured about single cells of the paper-vs-ours comparison, shown on the cell page beside REPORT.md
 (:mod:`repset.report.cells`) and told in its findings (:mod:`repset.report.findings`).
 
-The notes are a YAML list kept with the records (``reproduction/cell_notes.yaml``, config key ``cell_notes``),
-one entry per measurement of one cell::
+The notes are YAML lists kept with the records (``reproduction/cell_notes.yaml``, config key ``cell_notes``: one
+file or several, e.g. a hand-written one and one a measurement's script writes), one entry per measurement of one
+cell::
 
     - {table: text, dataset: classic, method: nn_max, lead: "the 50-epoch cap ended training",
        measurement: "epochs_run of its 5 records (reproduction/runs.csv)", result: "18-30 epochs ...",
        finding: rules out}
 
 ``method`` and ``dataset`` are the pipeline's names (``nn_max``, ``classic``); ``finding`` says what the
-measurement did to the lead: one of :data:`FINDINGS`.
+measurement did to the lead: one of :data:`FINDINGS`; :func:`paired_finding` reads it off a paired measurement.
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import pandas as pd
 import yaml
@@ -21,16 +23,19 @@ import yaml
 from repset.datasets.registry import get_spec
 from repset.report.tables import DISPLAY
 
-__all__ = ["FIELDS", "FINDINGS", "read_notes", "displayed"]
+__all__ = ["FIELDS", "FINDINGS", "read_notes", "paired_finding", "displayed"]
 
 FIELDS = ("table", "dataset", "method", "lead", "measurement", "result", "finding")
 #: what a measurement did to its lead
 FINDINGS = ("explains", "rules out", "partly explains", "inconclusive", "not measurable here")
 
 
-def read_notes(path: str | os.PathLike) -> pd.DataFrame:
-    """The notes of ``path`` as a frame with :data:`FIELDS`; ValueError naming the file and the entry
-    for a missing field, an unknown table, dataset or finding."""
+def read_notes(path: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.DataFrame:
+    """The notes of ``path`` (one file, or several in order) as a frame with :data:`FIELDS`; ValueError naming the
+    file and the entry for a missing field, an unknown table, dataset or finding."""
+    if not isinstance(path, (str, os.PathLike)):
+        frames = [read_notes(p) for p in path]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FIELDS))
     try:
         entries = yaml.safe_load(open(path, encoding="utf-8").read()) or []
     except yaml.YAMLError as err:
@@ -53,6 +58,22 @@ def read_notes(path: str | os.PathLike) -> pd.DataFrame:
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
     return pd.DataFrame([{f: str(e[f]) for f in FIELDS} for e in entries], columns=list(FIELDS))
+
+
+def paired_finding(gap: float, diff: float, se: float) -> str:
+    """What a paired measurement of one cell did to its lead (one of :data:`FINDINGS`). ``gap``: the paper's number
+    minus ours on the measured splits (points; its sign says which way the lead would have to move our cell);
+    ``diff``: the lead's paired difference (lead - ours, points) and ``se`` its standard error. A move beyond 2 s.e.
+    the gap's way explains the gap when it closes at least three quarters of it (overshooting included) and partly
+    explains it otherwise; a move beyond 2 s.e. the other way, or none where 2 s.e. is under half the gap (a move of
+    half the gap would have shown), rules it out; no resolvable move with a wider 2 s.e. is inconclusive."""
+    if not se > 0:
+        raise ValueError(f"paired_finding: the standard error must be positive, got {se}")
+    if abs(diff) > 2 * se:
+        if diff * gap <= 0:
+            return "rules out"
+        return "explains" if diff / gap >= 0.75 else "partly explains"
+    return "rules out" if 2 * se < abs(gap) / 2 else "inconclusive"
 
 
 def displayed(notes: pd.DataFrame | None) -> pd.DataFrame:

@@ -359,3 +359,11 @@ def test_records_of_another_layer_under_the_models_name_are_refused(tmp_path, mo
     with pytest.raises(ValueError, match=rf"config key 'models.sum_pool.layer': 'examples/sum_pool.py:SumPool', but "
                                          rf"{re.escape(str(record))} holds a run of layer 'nn_mean': name the model"):
         check_config(config, records=tmp_path)
+
+
+def test_cell_notes_take_one_file_or_a_list_of_them():
+    jsonschema = pytest.importorskip("jsonschema")
+    for notes in ("reproduction/cell_notes.yaml", ["reproduction/cell_notes.yaml", "more.yaml"], None):
+        jsonschema.validate(merged(CONFIG, {"cell_notes": notes}), SCHEMA)
+    with pytest.raises(jsonschema.ValidationError, match="3 is not of type 'string'"):
+        jsonschema.validate(merged(CONFIG, {"cell_notes": [3]}), SCHEMA)

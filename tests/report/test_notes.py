@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.report.notes import FIELDS, displayed, read_notes
+from repset.report.notes import FIELDS, displayed, paired_finding, read_notes
 
 NOTE = {"table": "text", "dataset": "classic", "method": "nn_max", "lead": "epoch cap", "measurement": "epochs_run",
         "result": "18-30", "finding": "rules out"}
@@ -46,3 +46,35 @@ def test_notes_take_the_reports_names_of_datasets_and_methods(tmp_path):
     assert shown[["dataset", "method"]].values.tolist() == [["CLASSIC", "NN-max"], ["MUTAG", "RepSet (init small)"]]
     assert shown["lead"].tolist() == notes["lead"].tolist() and notes["dataset"].tolist() == ["classic", "MUTAG"]
     assert displayed(None).empty and list(displayed(None).columns) == list(FIELDS)
+
+
+def test_several_files_are_read_in_order_and_an_error_names_its_file(tmp_path):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    first = _write(tmp_path / "a", [NOTE])
+    second = _write(tmp_path / "b", [{**NOTE, "dataset": "MUTAG", "table": "graph", "method": "repset"}] * 2)
+    notes = read_notes([first, second])
+    assert list(notes["dataset"]) == ["classic", "MUTAG", "MUTAG"] and list(notes.columns) == list(FIELDS)
+    assert read_notes([]).empty
+    bad = _write(tmp_path, [{**NOTE, "finding": "maybe"}])
+    with pytest.raises(ValueError, match=f"{bad}: entry 0"):
+        read_notes([first, bad])
+
+
+@pytest.mark.parametrize("gap, diff, se, finding", [
+    (4.0, 3.5, 1.0, "explains"),          # beyond 2 s.e. the gap's way, 7/8 of it
+    (4.0, 6.0, 1.0, "explains"),          # overshooting
+    (4.0, 2.5, 1.0, "partly explains"),   # beyond 2 s.e., 5/8 of the gap
+    (-4.0, -2.5, 1.0, "partly explains"),  # ours above the paper, the lead lowers it
+    (4.0, -2.5, 1.0, "rules out"),        # beyond 2 s.e. the other way
+    (0.0, 2.5, 1.0, "rules out"),         # no gap, and the lead moves the cell off the paper's
+    (4.0, 1.0, 0.9, "rules out"),         # no resolvable move, and 2 s.e. (1.8) under half the gap
+    (4.0, 1.0, 1.0, "inconclusive"),      # 2 s.e. reaches half the gap
+    (1.0, 0.3, 0.5, "inconclusive"),
+])
+def test_a_paired_measurement_reads_as_a_finding(gap, diff, se, finding):
+    assert paired_finding(gap, diff, se) == finding
+
+
+def test_a_paired_finding_needs_a_standard_error():
+    with pytest.raises(ValueError, match="standard error must be positive"):
+        paired_finding(1.0, 0.5, 0.0)

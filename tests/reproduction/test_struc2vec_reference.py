@@ -50,3 +50,20 @@ def test_one_dataset_gets_no_pooled_row():
     rows["record - paper"] = rows["record"] - rows["paper"]
     rows["reference - paper"] = rows["reference"] - rows["paper"]
     assert list(script.summary(rows)["dataset"]) == ["MUTAG"]
+
+
+def test_cell_notes_cover_the_cells_on_all_30_folds_and_read_as_the_reports_notes(tmp_path):
+    from repset.report.notes import read_notes
+    rows = pd.DataFrame({
+        "dataset": ["MUTAG", "MUTAG", "MUTAG", "PROTEINS"], "model": ["repset", "nn_mean", "nn_max", "repset"],
+        "folds": ["30 (0-29)", "30 (0-29)", "30 (0-29)", "12 (0-11)"], "record": [86.0, 77.0, 85.0, 66.0],
+        "reference": [84.0, 82.0, 85.5, 70.0], "paired diff": [-2.0, 5.0, 0.5, 4.0], "s.e.": [1.5, 1.0, 0.2, 1.0],
+        "paper": [88.0, 87.0, float("nan"), 70.7]})
+    notes = script.cell_notes(rows)
+    assert [(n["dataset"], n["method"]) for n in notes] == [("MUTAG", "repset"), ("MUTAG", "nn_mean")]  # 30 folds, a paper cell
+    assert [n["finding"] for n in notes] == ["inconclusive", "partly explains"]   # -2 within 2 s.e. of 3; +5 of a 10 gap
+    assert notes[1]["result"] == ("82.00 on the reference's input against the record's 77.00 on the same 30 folds "
+                                  "(paired +5.00, s.e. 1.00); the paper 87.00")
+    path = tmp_path / "notes.yaml"
+    path.write_text(script.yaml.safe_dump(notes))
+    assert len(read_notes(path)) == 2
