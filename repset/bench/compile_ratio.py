@@ -18,29 +18,18 @@ from collections.abc import Sequence
 
 __all__ = ["MODELS", "build_model", "ratio", "main"]
 
-MODELS = ("repset", "approx", "sum")
-B, N, D, M, K = 64, 30, 64, 50, 20
+#: this benchmark's names of :func:`repset.bench.layer_step.build_model`'s models
+MODELS = {"repset": "repset-numba", "approx": "approx", "sum": "sum"}
 
 
 def build_model(name: str):
-    """The layer ``name`` (RepSet with the numba solver, ApproxRepSet, or sum pooling) and a linear head."""
+    """The layer ``name`` of :data:`MODELS` (RepSet with the numba solver, ApproxRepSet, or sum pooling) and a
+    linear head, as :mod:`repset.bench.layer_step` times it."""
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}; valid: {', '.join(MODELS)}")
-    import torch
+    from repset.bench.layer_step import build_model as step_model
 
-    from repset.layers import ApproxRepSet, RepSet
-
-    class SumPool(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.linear = torch.nn.Linear(D, M)
-
-        def forward(self, V: torch.Tensor) -> torch.Tensor:
-            return self.linear(V).sum(1)
-
-    layer = {"repset": lambda: RepSet(D, M, K, solver="numba"), "approx": lambda: ApproxRepSet(D, M, K),
-             "sum": SumPool}[name]()
-    return torch.nn.Sequential(layer, torch.nn.Linear(M, 2))
+    return step_model(MODELS[name])
 
 
 def ratio(name: str, rounds: int = 8, steps: int = 10, threads: int = 1) -> dict[str, float]:
@@ -54,6 +43,8 @@ def ratio(name: str, rounds: int = 8, steps: int = 10, threads: int = 1) -> dict
     torch.manual_seed(0)
     model = build_model(name)
     compiled = torch.compile(model)
+    from repset.bench.layer_step import B, D, N
+
     V, labels = torch.randn(B, N, D), torch.randint(0, 2, (B,))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 

@@ -20,10 +20,37 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-__all__ = ["CHILD", "MODELS", "MODES", "time_step", "compare", "table", "main"]
+__all__ = ["CHILD", "MODELS", "MODES", "build_model", "time_step", "compare", "table", "main"]
 
 MODELS = ("repset-numba", "repset-scipy", "approx", "sum")
 MODES = ("eager", "compiled")
+
+#: the step's sizes: B sets of N elements in D-d, m hidden sets of K elements
+B, N, D, M, K = 64, 30, 64, 50, 20
+
+
+def build_model(name: str):
+    """The layer ``name`` of :data:`MODELS` (RepSet with the numba or scipy solver, ApproxRepSet, or the sum-pooling
+    floor: a linear map of each element, summed) and a linear head: (B, N, D) -> (B, 2) logits."""
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}; valid: {', '.join(MODELS)}")
+    import torch
+
+    from repset.layers import ApproxRepSet, RepSet
+
+    class SumPool(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(D, M)
+
+        def forward(self, V: torch.Tensor) -> torch.Tensor:
+            return self.linear(V).sum(1)
+
+    layer = {"repset-numba": lambda: RepSet(D, M, K, solver="numba"),
+             "repset-scipy": lambda: RepSet(D, M, K, solver="scipy"),
+             "approx": lambda: ApproxRepSet(D, M, K), "sum": SumPool}[name]()
+    return torch.nn.Sequential(layer, torch.nn.Linear(M, 2))
+
 
 #: the timed script, run as ``python -c CHILD <model> <mode> <steps> <threads>``
 CHILD = r"""
@@ -31,23 +58,11 @@ import json, sys, time
 import torch
 model_name, mode, steps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 torch.set_num_threads(threads)
-from repset.layers import ApproxRepSet, RepSet
+from repset.bench.layer_step import B, N, D, build_model
 torch.manual_seed(0)
-B, N, d, m, K = 64, 30, 64, 50, 20
-
-class SumPool(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(d, m)
-    def forward(self, V):
-        return self.linear(V).sum(1)
-
-layer = {"repset-numba": lambda: RepSet(d, m, K, solver="numba"),
-         "repset-scipy": lambda: RepSet(d, m, K, solver="scipy"),
-         "approx": lambda: ApproxRepSet(d, m, K), "sum": SumPool}[model_name]()
-model = torch.nn.Sequential(layer, torch.nn.Linear(m, 2))
+model = build_model(model_name)
 step_model = torch.compile(model) if mode == "compiled" else model
-V, labels = torch.randn(B, N, d), torch.randint(0, 2, (B,))
+V, labels = torch.randn(B, N, D), torch.randint(0, 2, (B,))
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 times = []
 for step in range(steps + 3):
