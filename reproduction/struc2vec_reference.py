@@ -36,9 +36,9 @@ from repset.report.reported import reported_results  # noqa: E402
 MODELS = ["repset", "approx_repset", "deepsets", "nn_mean", "nn_max", "nn_attention", "set_transformer"]
 GRAPHS = ["MUTAG", "IMDB-BINARY", "IMDB-MULTI", "PROTEINS", "REDDIT-BINARY"]
 FOLDS = 30   # the measurement's folds (0-29): a cell is noted once it holds them all
-LEAD = ("the struc2vec rules: the reference implementation's code (leoribeiro/struc2vec: its partner selection, "
-        "per-node weights, Gamma, hierarchical softmax beside negative sampling), which the paper's authors would "
-        "have run, against the struc2vec paper's wording, which the record's stores follow")
+LEAD = ("the reference struc2vec's rules (leoribeiro/struc2vec as its code runs them: its partner selection, "
+        "per-node weights, Gamma, hierarchical softmax beside negative sampling), which the paper's authors would have "
+        "run, in place of the struc2vec paper's wording that the record's stores follow")
 MEASUREMENT = ("the model's protocol on folds 0-29 (its grid on each) on stores built with the reference's rules, "
                "paired fold by fold with the record's same folds (reproduction/struc2vec_reference/; "
                "python reproduction/struc2vec_reference.py)")
