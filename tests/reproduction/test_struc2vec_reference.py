@@ -67,3 +67,25 @@ def test_cell_notes_cover_the_cells_on_all_30_folds_and_read_as_the_reports_note
     path = tmp_path / "notes.yaml"
     path.write_text(script.yaml.safe_dump(notes))
     assert len(read_notes(path)) == 2
+
+
+def _runs(dataset, accuracy, folds):
+    """One run per baseline and fold at ``accuracy[model]`` (fraction)."""
+    return pd.DataFrame([{"dataset": dataset, "model": m, "split": f, "point": "default", "seed": 0, "val_error": 0.1,
+                          "val_loss": 0.3, "test_accuracy": accuracy[m]} for m in script.BASELINES for f in range(folds)])
+
+
+def test_the_draws_table_sets_the_reference_beside_each_draw_of_the_papers_wording_on_the_folds_it_holds():
+    paper = script.reported_results().set_index(["dataset", "method"])["mean"]
+    at = {m: paper[("MUTAG", m)] / 100 for m in script.BASELINES}
+    draws = {0: _runs("MUTAG", {m: a - 0.04 for m, a in at.items()}, 30),        # 4 points below every paper cell
+             1: _runs("MUTAG", {m: a + 0.02 for m, a in at.items()}, 30),        # 2 above
+             2: _runs("MUTAG", at, 8)}                                          # too few folds: no number
+    lead = pd.concat([_runs("MUTAG", {m: a - 0.01 for m, a in at.items()}, 12),
+                      _runs("MUTAG", dict.fromkeys(script.BASELINES, 0.5), 14).query("model == 'deepsets' and split >= 12")])
+    row = script.draws(draws, lead, ["MUTAG", "PROTEINS"]).iloc[0]       # PROTEINS: no reference fold, no row
+    assert row["folds"] == 12 and row["paper's wording draws"] == 2      # every baseline holds folds 0-11
+    assert row["|draws - paper|"] == "4.00, 2.00" and row["draws - paper"] == "-4.00, +2.00"
+    assert abs(row["|reference - paper|"] - 1.0) < 1e-9 and abs(row["reference - paper"] + 1.0) < 1e-9
+    assert row["reference closer than every draw"]
+    assert len(script.draws(draws, lead, ["MUTAG", "PROTEINS"])) == 1
