@@ -11,7 +11,8 @@ first folds every reference baseline holds. Run from the repository root:
     python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md] [--cell-notes OUT.yaml]
 
 ``--cell-notes`` writes the measurement as one note per graph cell measured on all 30 folds (repset.report.notes;
-its finding by :func:`repset.report.notes.paired_finding`), for the report's ``cell_notes``.
+its finding by :func:`repset.report.notes.paired_finding`, the move set against the folds' s.e. and the cell's spread
+over struc2vec draws), for the report's ``cell_notes``.
 
 Reads reproduction/runs.csv (the record: struc2vec as the paper words it) and
 reproduction/struc2vec_reference/runs.csv (the same folds on `reference` stores, reproduction/struc2vec_reference.yaml).
@@ -128,19 +129,41 @@ def draws(paper_draws: dict[int, pd.DataFrame], lead: pd.DataFrame, datasets: li
     return pd.DataFrame(rows)
 
 
-def cell_notes(rows: pd.DataFrame) -> list[dict]:
+def draw_sd(paper_draws: dict[int, pd.DataFrame], datasets: list[str]) -> dict[tuple[str, str], float]:
+    """(dataset, model) -> the sd of the model's mean over folds 0-29 across the draws of the paper's wording that
+    hold them all (``paper_draws``: struc2vec seed -> runs; seed 0, the record, sets the grid), where two or more do."""
+    frames = {("paper", seed): frame for seed, frame in paper_draws.items()}
+    out = {}
+    for dataset in datasets:
+        means = draw_means(frames, ("paper", 0), dataset, FOLDS)
+        for model, row in means.iterrows():
+            if row.notna().sum() >= 2:
+                out[(dataset, model)] = float(row.std())
+    return out
+
+
+def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | None = None) -> list[dict]:
     """One cell note (:mod:`repset.report.notes`) per row of :func:`table` with a paper cell and all :data:`FOLDS`
-    folds: both inputs' means on those folds, the paired difference with its standard error, the paper's number."""
+    folds: both inputs' means on those folds, the paired difference with its standard error, the paper's number.
+    ``draw_spread`` (:func:`draw_sd`): where a cell's draws of the paper's wording are known, the finding reads the
+    difference against sqrt(s.e.^2 + 2 sd^2), as a difference of two draws; without it, against the folds' s.e."""
     notes = []
     for r in rows.to_dict("records"):
         folds = int(str(r["folds"]).split()[0])
         if folds < FOLDS or pd.isna(r["paper"]):
             continue
         diff, se = r["paired diff"], r["s.e."]
+        sd = (draw_spread or {}).get((r["dataset"], r["model"]))
+        result = (f"{r['reference']:.2f} on the reference's input against the record's {r['record']:.2f} on the same "
+                  f"{folds} folds (paired {diff:+.2f}, s.e. {se:.2f}); the paper {r['paper']:.2f}")
+        if sd is None:
+            result += "; no other struc2vec draw of this cell to set the move against"
+        else:
+            result += (f"; struc2vec draws of the paper's wording spread this cell by sd {sd:.2f}, so the move is judged "
+                       f"with s.e. {(se ** 2 + 2 * sd ** 2) ** 0.5:.2f} (folds and draws)")
+            se = (se ** 2 + 2 * sd ** 2) ** 0.5
         notes.append({"table": "graph", "dataset": r["dataset"], "method": r["model"], "lead": LEAD,
-                      "measurement": MEASUREMENT,
-                      "result": f"{r['reference']:.2f} on the reference's input against the record's {r['record']:.2f} "
-                                f"on the same {folds} folds (paired {diff:+.2f}, s.e. {se:.2f}); the paper {r['paper']:.2f}",
+                      "measurement": MEASUREMENT, "result": result,
                       "finding": paired_finding(r["paper"] - r["record"], diff, se)})
     return notes
 
@@ -155,8 +178,8 @@ def main(argv: list[str] | None = None) -> None:
     out = table(pd.read_csv("reproduction/runs.csv"), pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
     if out.empty:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
-    noise = draws({seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}, pd.read_csv(f"{args.lead}/runs.csv"),
-                  args.dataset or GRAPHS)
+    paper_draws = {seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}
+    noise = draws(paper_draws, pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
     text = "\n\n".join([out.round(2).to_markdown(index=False), summary(out).round(2).fillna("").to_markdown(index=False),
                          "The five baselines on each struc2vec draw, the embedding's own randomness beside the move:",
                          noise.round(2).to_markdown(index=False)])
@@ -164,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.markdown:
         write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))
     if args.cell_notes:
-        notes = cell_notes(out)
+        notes = cell_notes(out, draw_sd(paper_draws, args.dataset or GRAPHS))
         write_atomic(args.cell_notes, lambda p: p.write_text(
             "# Written by python reproduction/struc2vec_reference.py --cell-notes: one note per graph cell measured on "
             "the reference struc2vec's input\n" + yaml.safe_dump(notes, sort_keys=False, width=120)))

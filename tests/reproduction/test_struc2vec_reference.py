@@ -63,7 +63,13 @@ def test_cell_notes_cover_the_cells_on_all_30_folds_and_read_as_the_reports_note
     assert [(n["dataset"], n["method"]) for n in notes] == [("MUTAG", "repset"), ("MUTAG", "nn_mean")]  # 30 folds, a paper cell
     assert [n["finding"] for n in notes] == ["inconclusive", "partly explains"]   # -2 within 2 s.e. of 3; +5 of a 10 gap
     assert notes[1]["result"] == ("82.00 on the reference's input against the record's 77.00 on the same 30 folds "
-                                  "(paired +5.00, s.e. 1.00); the paper 87.00")
+                                  "(paired +5.00, s.e. 1.00); the paper 87.00; no other struc2vec draw of this cell "
+                                  "to set the move against")
+    spread = script.cell_notes(rows, {("MUTAG", "nn_mean"): 2.0})   # sqrt(1 + 2 * 4) = 3: +5 is within 2 s.e.
+    assert spread[1]["finding"] == "inconclusive" and spread[1]["result"].endswith(
+        "the paper 87.00; struc2vec draws of the paper's wording spread this cell by sd 2.00, so the move is judged "
+        "with s.e. 3.00 (folds and draws)")
+    assert spread[0] == notes[0]
     path = tmp_path / "notes.yaml"
     path.write_text(script.yaml.safe_dump(notes))
     assert len(read_notes(path)) == 2
@@ -89,3 +95,12 @@ def test_the_draws_table_sets_the_reference_beside_each_draw_of_the_papers_wordi
     assert abs(row["|reference - paper|"] - 1.0) < 1e-9 and abs(row["reference - paper"] + 1.0) < 1e-9
     assert row["reference closer than every draw"]
     assert len(script.draws(draws, lead, ["MUTAG", "PROTEINS"])) == 1
+
+
+def test_the_draw_sd_is_over_the_draws_that_hold_all_30_folds():
+    at = dict.fromkeys(script.BASELINES, 0.8)
+    draws = {0: _runs("MUTAG", at, 30), 1: _runs("MUTAG", {**at, "nn_mean": 0.84}, 30),
+             2: _runs("MUTAG", {**at, "nn_mean": 0.5}, 29)}                  # 29 folds: not a draw of the cell
+    sd = script.draw_sd(draws, ["MUTAG"])
+    assert set(sd) == {("MUTAG", m) for m in script.BASELINES}
+    assert abs(sd[("MUTAG", "nn_mean")] - pd.Series([80.0, 84.0]).std()) < 1e-9 and sd[("MUTAG", "deepsets")] == 0
