@@ -63,17 +63,22 @@ def read_notes(path: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.Data
 def paired_finding(gap: float, diff: float, se: float) -> str:
     """What a paired measurement of one cell did to its lead (one of :data:`FINDINGS`). ``gap``: the paper's number
     minus ours on the measured splits (points; its sign says which way the lead would have to move our cell);
-    ``diff``: the lead's paired difference (lead - ours, points) and ``se`` its standard error. A move beyond 2 s.e.
-    the gap's way explains the gap when it closes at least three quarters of it (overshooting included) and partly
-    explains it otherwise; a move beyond 2 s.e. the other way, or none where 2 s.e. is under half the gap (a move of
-    half the gap would have shown), rules it out; no resolvable move with a wider 2 s.e. is inconclusive."""
+    ``diff``: the lead's paired difference (lead - ours, points) and ``se`` its standard error. With ``toward`` the
+    move the gap's way (``diff`` signed by the gap) and the interval ``toward +- 2 se``: the lead is ruled out when
+    the whole interval is under half the gap (a move the other way included); it explains the gap when the interval
+    is above 0 and the cell it leaves is within 2 s.e. of the paper's (overshooting within noise included), and
+    partly explains it when the interval is above 0 but the cell stays farther (short of the paper, or past it);
+    otherwise the measurement is inconclusive. A zero gap leaves nothing to explain: ruled out."""
     if not se > 0:
         raise ValueError(f"paired_finding: the standard error must be positive, got {se}")
-    if abs(diff) > 2 * se:
-        if diff * gap <= 0:
-            return "rules out"
-        return "explains" if diff / gap >= 0.75 else "partly explains"
-    return "rules out" if 2 * se < abs(gap) / 2 else "inconclusive"
+    if gap == 0:
+        return "rules out"
+    toward = diff if gap > 0 else -diff
+    if toward + 2 * se < abs(gap) / 2:
+        return "rules out"
+    if toward - 2 * se > 0:
+        return "explains" if abs(abs(gap) - toward) <= 2 * se else "partly explains"
+    return "inconclusive"
 
 
 def displayed(notes: pd.DataFrame | None) -> pd.DataFrame:

@@ -61,14 +61,18 @@ def test_several_files_are_read_in_order_and_an_error_names_its_file(tmp_path):
 
 
 @pytest.mark.parametrize("gap, diff, se, finding", [
-    (4.0, 3.5, 1.0, "explains"),          # beyond 2 s.e. the gap's way, 7/8 of it
-    (4.0, 6.0, 1.0, "explains"),          # overshooting
-    (4.0, 2.5, 1.0, "partly explains"),   # beyond 2 s.e., 5/8 of the gap
-    (-4.0, -2.5, 1.0, "partly explains"),  # ours above the paper, the lead lowers it
-    (4.0, -2.5, 1.0, "rules out"),        # beyond 2 s.e. the other way
-    (0.0, 2.5, 1.0, "rules out"),         # no gap, and the lead moves the cell off the paper's
-    (4.0, 1.0, 0.9, "rules out"),         # no resolvable move, and 2 s.e. (1.8) under half the gap
-    (4.0, 1.0, 1.0, "inconclusive"),      # 2 s.e. reaches half the gap
+    (4.0, 3.5, 1.0, "explains"),           # beyond 2 s.e. the gap's way, leaving 0.5 < 2 s.e.
+    (4.0, 5.5, 1.0, "explains"),           # past the paper by 1.5, within 2 s.e.
+    (4.0, 8.0, 1.0, "partly explains"),    # past the paper by 4: a move, not the paper's cell
+    (1.25, 2.17, 0.83, "explains"),        # 0.92 past the paper, within 1.66
+    (4.0, 2.5, 0.5, "partly explains"),    # beyond 2 s.e., 1.5 short of the paper (> 1.0)
+    (-4.0, -2.5, 0.5, "partly explains"),  # ours above the paper, the lead lowers it
+    (4.0, -2.5, 1.0, "rules out"),         # beyond 2 s.e. the other way
+    (0.0, 2.5, 1.0, "rules out"),          # no gap to explain
+    (4.0, 0.1, 0.9, "rules out"),          # at most 0.1 + 1.8 = 1.9 of the gap's 4: under half
+    (4.0, 1.7, 0.9, "inconclusive"),       # up to 3.5 not excluded, and no resolvable move
+    (4.0, 1.0, 1.0, "inconclusive"),       # interval -1 to 3
+    (4.0, 2.0, 1.0, "inconclusive"),       # exactly 2 s.e.: not beyond
     (1.0, 0.3, 0.5, "inconclusive"),
 ])
 def test_a_paired_measurement_reads_as_a_finding(gap, diff, se, finding):

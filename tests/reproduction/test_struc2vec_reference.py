@@ -24,7 +24,7 @@ def test_the_summary_counts_moves_toward_the_paper_significant_ones_and_repsets_
     assert out["RepSet rank (record / reference)"] == "1 / 2"         # behind NN-max's 85.5 on the reference input
 
 
-def test_the_pooled_row_takes_every_datasets_cells_and_the_signed_mean_keeps_the_direction():
+def test_the_pooled_row_takes_the_cells_on_all_30_folds_and_the_signed_mean_keeps_the_direction():
     rows = pd.DataFrame({
         "dataset": ["MUTAG", "MUTAG", "PROTEINS", "PROTEINS"], "model": ["repset", "nn_mean"] * 2,
         "folds": ["30 (0-29)", "30 (0-29)", "10 (0-9)", "30 (0-29)"],
@@ -34,14 +34,15 @@ def test_the_pooled_row_takes_every_datasets_cells_and_the_signed_mean_keeps_the
     rows["reference - paper"] = rows["reference"] - rows["paper"]
     out = script.summary(rows).set_index("dataset")
     assert list(out.index) == ["MUTAG", "PROTEINS", "all"]
-    pooled = out.loc["all"]
-    assert pooled["models"] == 4 and pooled["folds"] == 10
-    assert pooled["|record - paper|"] == (2 + 10 + 4 + 0) / 4 and pooled["|reference - paper|"] == (1 + 5 + 2 + 1) / 4
-    assert pooled["record - paper"] == (-2 - 10 - 4 + 0) / 4 and pooled["reference - paper"] == (-1 - 5 + 2 - 1) / 4
-    assert pooled["toward the paper"] == "3 of 4"                    # PROTEINS' NN-mean leaves the paper's cell
-    assert pooled["beyond 2 s.e. (up / down)"] == "2 / 0"
+    pooled = out.loc["all"]                                          # PROTEINS' RepSet (10 folds) left out
+    assert pooled["models"] == 3 and pooled["folds"] == 30
+    assert pooled["|record - paper|"] == (2 + 10 + 0) / 3 and pooled["|reference - paper|"] == (1 + 5 + 1) / 3
+    assert pooled["record - paper"] == (-2 - 10 + 0) / 3 and pooled["reference - paper"] == (-1 - 5 - 1) / 3
+    assert pooled["toward the paper"] == "2 of 3"                    # PROTEINS' NN-mean leaves the paper's cell
+    assert pooled["beyond 2 s.e. (up / down)"] == "1 / 0"
     assert pd.isna(pooled["RepSet rank (record / reference)"])      # a rank is per dataset
     assert out.loc["PROTEINS", "RepSet rank (record / reference)"] == "2 / 1"
+    assert list(script.summary(rows.iloc[:3])["dataset"]) == ["MUTAG", "PROTEINS"]   # one dataset on 30 folds: no pool
 
 
 def test_one_dataset_gets_no_pooled_row():
@@ -63,13 +64,15 @@ def test_cell_notes_cover_the_cells_on_all_30_folds_and_read_as_the_reports_note
     assert [(n["dataset"], n["method"]) for n in notes] == [("MUTAG", "repset"), ("MUTAG", "nn_mean")]  # 30 folds, a paper cell
     assert [n["finding"] for n in notes] == ["inconclusive", "partly explains"]   # -2 within 2 s.e. of 3; +5 of a 10 gap
     assert notes[1]["result"] == ("82.00 on the reference's input against the record's 77.00 on the same 30 folds "
-                                  "(paired +5.00, s.e. 1.00); the paper 87.00; no other struc2vec draw of this cell "
-                                  "to set the move against")
+                                  "(paired +5.00, s.e. 1.00); the paper 87.00; no struc2vec draws of this dataset to "
+                                  "set the move against: judged on the folds' s.e.")
     spread = script.cell_notes(rows, {("MUTAG", "nn_mean"): 2.0})   # sqrt(1 + 2 * 4) = 3: +5 is within 2 s.e.
     assert spread[1]["finding"] == "inconclusive" and spread[1]["result"].endswith(
         "the paper 87.00; struc2vec draws of the paper's wording spread this cell by sd 2.00, so the move is judged "
         "with s.e. 3.00 (folds and draws)")
-    assert spread[0] == notes[0]
+    assert spread[0]["result"].endswith("spread MUTAG's cells (median; none of this one) by sd 2.00, so the move is "
+                                        "judged with s.e. 3.20 (folds and draws)")   # sqrt(1.5^2 + 8)
+    assert spread[0]["finding"] == "inconclusive"
     path = tmp_path / "notes.yaml"
     path.write_text(script.yaml.safe_dump(notes))
     assert len(read_notes(path)) == 2
@@ -104,3 +107,10 @@ def test_the_draw_sd_is_over_the_draws_that_hold_all_30_folds():
     sd = script.draw_sd(draws, ["MUTAG"])
     assert set(sd) == {("MUTAG", m) for m in script.BASELINES}
     assert abs(sd[("MUTAG", "nn_mean")] - pd.Series([80.0, 84.0]).std()) < 1e-9 and sd[("MUTAG", "deepsets")] == 0
+
+
+def test_without_a_draw_to_compare_the_draws_table_says_na():
+    at = dict.fromkeys(script.BASELINES, 0.8)
+    row = script.draws({0: _runs("MUTAG", at, 5)}, _runs("MUTAG", at, 12), ["MUTAG"]).iloc[0]   # the draw lacks folds 5-11
+    assert row["folds"] == 12 and row["paper's wording draws"] == 0 and row["|draws - paper|"] == ""
+    assert pd.isna(row["reference closer than every draw"])
