@@ -4,9 +4,10 @@ the paper: per dataset and model the folds where the reference runs hold the rec
 distance of each to the paper's cell; then, per dataset, what the judgement between the two inputs reads: the mean
 distance to the paper's cells on each input, the models the reference input moves toward the paper, those it moves
 by more than two standard errors, and RepSet's rank among the seven on each input; a last row pools the cells
-measured on all 30 folds of every dataset. Last, the embedding's own randomness beside it: the five baselines' mean distance to the paper on each draw of
-the paper's wording (struc2vec seeds 0-2: the record and reproduction/embed_seed/) and on the reference's, on the
-first folds every reference baseline holds. Run from the repository root:
+measured on all 30 folds of every dataset. Last, the embedding's own randomness beside it: the five baselines' mean
+distance to the paper on each draw of the paper's wording (struc2vec seeds 0-2: the record and
+reproduction/embed_seed/) and on the reference's, on the first folds every reference baseline holds. Run from the
+repository root:
 
     python reproduction/struc2vec_reference.py [--dataset MUTAG ...] [--markdown OUT.md] [--cell-notes OUT.yaml]
 
@@ -72,13 +73,18 @@ def table(record: pd.DataFrame, lead: pd.DataFrame, datasets: list[str]) -> pd.D
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
+def _fold_counts(folds: pd.Series) -> pd.Series:
+    """The number of folds of :func:`table`'s ``folds`` column (``"30 (0-29)"`` -> 30)."""
+    return folds.astype(str).str.split().str[0].astype(int)
+
+
 def _judged(dataset: str, part: pd.DataFrame) -> dict:
     """:func:`summary`'s row for the cells of ``part`` (indexed by model; one dataset's, or every dataset's)."""
     cells = part.dropna(subset=["paper"])
     toward = cells[cells["reference - paper"].abs() < cells["record - paper"].abs()]
     moved = part[part["paired diff"].abs() > 2 * part["s.e."]]
     row = {"dataset": dataset, "models": len(part),
-           "folds": int(part["folds"].str.split().str[0].astype(int).min()),
+           "folds": int(_fold_counts(part["folds"]).min()),
            "|record - paper|": cells["record - paper"].abs().mean(),
            "|reference - paper|": cells["reference - paper"].abs().mean(),
            "record - paper": cells["record - paper"].mean(), "reference - paper": cells["reference - paper"].mean(),
@@ -92,12 +98,12 @@ def _judged(dataset: str, part: pd.DataFrame) -> dict:
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per dataset of :func:`table`'s rows, then one ("all") pooling the cells measured on all :data:`FOLDS`
-    folds when two or more datasets have them: folds (fewest of its models), the mean absolute and the mean signed distance to the paper's cells on each
-    input, the models closer to the paper on the reference input (of those with a paper cell), those whose paired
-    difference exceeds two standard errors (up / down), and RepSet's rank (1 = best) among the models measured, on
-    each input (per dataset only)."""
+    folds when two or more datasets have them: folds (fewest of its models), the mean absolute and the mean signed
+    distance to the paper's cells on each input, the models closer to the paper on the reference input (of those with
+    a paper cell), those whose paired difference exceeds two standard errors (up / down), and RepSet's rank (1 =
+    best) among the models measured, on each input (per dataset only)."""
     out = [_judged(dataset, part.set_index("model")) for dataset, part in rows.groupby("dataset", sort=False)]
-    whole = rows[rows["folds"].str.split().str[0].astype(int) >= FOLDS]
+    whole = rows[_fold_counts(rows["folds"]) >= FOLDS]
     if whole["dataset"].nunique() > 1:
         out.append(_judged("all", whole.set_index("model")))
     return pd.DataFrame(out)
@@ -155,13 +161,11 @@ def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | N
     rests on two or three draws; it already holds fold noise that the s.e. counts again; and it takes the reference's
     draw spread to be the paper wording's, which one reference draw cannot check."""
     notes, spread = [], draw_spread or {}
-    for r in rows.to_dict("records"):
-        folds = int(str(r["folds"]).split()[0])
-        if folds < FOLDS or pd.isna(r["paper"]):
-            continue
+    rows = rows.assign(n_folds=_fold_counts(rows["folds"]))
+    for r in rows[(rows["n_folds"] >= FOLDS) & rows["paper"].notna()].to_dict("records"):
         diff, se = r["paired diff"], r["s.e."]
         result = (f"{r['reference']:.2f} on the reference's input against the record's {r['record']:.2f} on the same "
-                  f"{folds} folds (paired {diff:+.2f}, s.e. {se:.2f}); the paper {r['paper']:.2f}")
+                  f"{r['n_folds']} folds (paired {diff:+.2f}, s.e. {se:.2f}); the paper {r['paper']:.2f}")
         sd, whose = spread.get((r["dataset"], r["model"])), "this cell"
         if sd is None:
             known = [v for (dataset, _), v in spread.items() if dataset == r["dataset"]]
@@ -186,11 +190,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--markdown", help="also write the table here")
     parser.add_argument("--cell-notes", help="write the cells measured on all 30 folds here as cell notes (YAML)")
     args = parser.parse_args(argv)
-    out = table(pd.read_csv("reproduction/runs.csv"), pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
+    lead = pd.read_csv(f"{args.lead}/runs.csv")
+    out = table(pd.read_csv("reproduction/runs.csv"), lead, args.dataset or GRAPHS)
     if out.empty:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
     paper_draws = {seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}
-    noise = draws(paper_draws, pd.read_csv(f"{args.lead}/runs.csv"), args.dataset or GRAPHS)
+    noise = draws(paper_draws, lead, args.dataset or GRAPHS)
     text = "\n\n".join([out.round(2).to_markdown(index=False), summary(out).round(2).fillna("").to_markdown(index=False),
                          "The five baselines on each struc2vec draw, the embedding's own randomness beside the move:",
                          noise.round(2).to_markdown(index=False)])

@@ -16,6 +16,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from repset.bench.layer_step import B, D, N
+from repset.bench.layer_step import build_model as step_model
+
 __all__ = ["MODELS", "build_model", "ratio", "main"]
 
 #: this benchmark's names of :func:`repset.bench.layer_step.build_model`'s models
@@ -27,8 +30,6 @@ def build_model(name: str):
     linear head, as :mod:`repset.bench.layer_step` times it."""
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}; valid: {', '.join(MODELS)}")
-    from repset.bench.layer_step import build_model as step_model
-
     return step_model(MODELS[name])
 
 
@@ -43,8 +44,6 @@ def ratio(name: str, rounds: int = 8, steps: int = 10, threads: int = 1) -> dict
     torch.manual_seed(0)
     model = build_model(name)
     compiled = torch.compile(model)
-    from repset.bench.layer_step import B, D, N
-
     V, labels = torch.randn(B, N, D), torch.randint(0, 2, (B,))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 
