@@ -152,6 +152,49 @@ def draw_sd(paper_draws: dict[int, pd.DataFrame], datasets: list[str]) -> dict[t
     return out
 
 
+#: the datasets the judgement counts (REDDIT-BINARY's protocol is reduced: not measured on 30 folds)
+JUDGED = GRAPHS[:4]
+
+
+def _true(flag) -> bool:
+    """A boolean cell that may be NA (no distance to compare): NA is not true."""
+    return not pd.isna(flag) and bool(flag)
+
+
+def verdict(judged: pd.DataFrame, noise: pd.DataFrame, with_draws: bool = True) -> tuple[str, str]:
+    """The judgement's rule (the module docstring) applied to :func:`summary`'s rows (``judged``) and :func:`draws`'s
+    (``noise``): ("toward" | "not toward" | "open", the reason in one sentence). A dataset passes when it holds all
+    :data:`FOLDS` folds on both tables, its mean absolute distance is lower on the reference input and its baselines'
+    is below every draw's (``with_draws=False``: the rule as first stated, without that condition); "not toward" is
+    decided as soon as the datasets still open could not make three pass."""
+    s, n = judged.set_index("dataset"), noise.set_index("dataset")
+    passed, failed, open_ = [], [], []
+    for d in JUDGED:
+        if d not in s.index or d not in n.index or min(s.loc[d, "folds"], n.loc[d, "folds"]) < FOLDS:
+            open_.append(d)
+            continue
+        why = [text for text, bad in (
+            ("farther from the paper", s.loc[d, "|reference - paper|"] >= s.loc[d, "|record - paper|"]),
+            ("baselines within the draws", with_draws and not _true(n.loc[d, "reference closer than every draw"])))
+            if bad]
+        (failed.append(f"{d} ({'; '.join(why)})") if why else passed.append(d))
+    need = 3
+    counts = (f"{len(passed)} of {len(JUDGED)} datasets pass ({', '.join(passed) or 'none'}); "
+              f"failing: {', '.join(failed) or 'none'}")
+    if len(passed) + len(open_) < need:
+        return "not toward", counts + (f"; still open: {', '.join(open_)}" if open_ else "") + \
+            f": fewer than {need} can pass"
+    if open_:
+        return "open", f"{counts}; still open: {', '.join(open_)}"
+    if "all" not in s.index:
+        return "not toward", f"{counts}; no pooled row"
+    pooled = s.loc["all"]
+    pool = (f"pooled mean |distance| {pooled['|record - paper|']:.2f} on the record's input, "
+            f"{pooled['|reference - paper|']:.2f} on the reference's")
+    toward = len(passed) >= need and pooled["|reference - paper|"] < pooled["|record - paper|"]
+    return ("toward" if toward else "not toward"), f"{counts}; {pool}"
+
+
 def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | None = None) -> list[dict]:
     """One cell note (:mod:`repset.report.notes`) per row of :func:`table` with a paper cell and all :data:`FOLDS`
     folds: both inputs' means on those folds, the paired difference with its standard error, the paper's number.
@@ -196,9 +239,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
     paper_draws = {seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}
     noise = draws(paper_draws, lead, args.dataset or GRAPHS)
-    text = "\n\n".join([out.round(2).to_markdown(index=False), summary(out).round(2).fillna("").to_markdown(index=False),
+    judged = summary(out)
+    outcome, reason = verdict(judged, noise)
+    text = "\n\n".join([out.round(2).to_markdown(index=False), judged.round(2).fillna("").to_markdown(index=False),
                          "The five baselines on each struc2vec draw, the embedding's own randomness beside the move:",
-                         noise.round(2).to_markdown(index=False)])
+                         noise.round(2).to_markdown(index=False),
+                         f"The judgement (the rule in reproduction/struc2vec_reference.py): **{outcome}**: {reason}.",
+                         "Without the draw condition (the rule as first stated, before it was added): **{}**: {}."
+                         .format(*verdict(judged, noise, with_draws=False))])
     print(text)
     if args.markdown:
         write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))

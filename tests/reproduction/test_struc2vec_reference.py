@@ -114,3 +114,39 @@ def test_without_a_draw_to_compare_the_draws_table_says_na():
     row = script.draws({0: _runs("MUTAG", at, 5)}, _runs("MUTAG", at, 12), ["MUTAG"]).iloc[0]   # the draw lacks folds 5-11
     assert row["folds"] == 12 and row["paper's wording draws"] == 0 and row["|draws - paper|"] == ""
     assert pd.isna(row["reference closer than every draw"])
+
+
+def _judged(rows: list[tuple[str, int, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["dataset", "folds", "|record - paper|", "|reference - paper|"])
+
+
+def _noise(rows: list[tuple[str, int, bool]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["dataset", "folds", "reference closer than every draw"])
+
+
+def test_the_verdict_needs_three_datasets_passing_both_conditions_and_the_pooled_row_lower():
+    judged = _judged([("MUTAG", 30, 3.0, 2.0), ("IMDB-BINARY", 30, 1.2, 1.1), ("IMDB-MULTI", 30, 1.4, 0.8),
+                      ("PROTEINS", 30, 5.0, 4.0), ("all", 30, 2.6, 2.0)])
+    noise = _noise([("MUTAG", 30, True), ("IMDB-BINARY", 30, False), ("IMDB-MULTI", 30, True), ("PROTEINS", 30, True)])
+    outcome, reason = script.verdict(judged, noise)
+    assert outcome == "toward" and reason.startswith("3 of 4 datasets pass (MUTAG, IMDB-MULTI, PROTEINS)")
+    assert "IMDB-BINARY (baselines within the draws)" in reason
+    worse_pool = judged.assign(**{"|reference - paper|": [2.0, 1.1, 0.8, 4.0, 2.7]})
+    assert script.verdict(worse_pool, noise)[0] == "not toward"        # three pass, the pooled row does not
+    tie = judged.assign(**{"|reference - paper|": [3.0, 1.1, 0.8, 4.0, 2.0]})
+    outcome, reason = script.verdict(tie, noise)                         # equal distance is not closer
+    assert outcome == "not toward" and "MUTAG (farther from the paper)" in reason
+
+
+def test_the_verdict_is_open_until_the_folds_are_in_unless_too_few_can_pass():
+    judged = _judged([("MUTAG", 30, 3.0, 4.0), ("IMDB-BINARY", 30, 1.2, 1.1), ("IMDB-MULTI", 23, 1.4, 0.8),
+                      ("PROTEINS", 16, 5.0, 4.0)])
+    noise = _noise([("MUTAG", 30, False), ("IMDB-BINARY", 30, True), ("IMDB-MULTI", 23, True), ("PROTEINS", 8, True)])
+    outcome, reason = script.verdict(judged, noise)
+    assert outcome == "open" and reason.endswith("still open: IMDB-MULTI, PROTEINS")
+    noise.loc[1, "reference closer than every draw"] = False              # IMDB-BINARY's baselines within the draws
+    outcome, reason = script.verdict(judged, noise)
+    assert outcome == "not toward" and reason.endswith("fewer than 3 can pass")
+    assert "MUTAG (farther from the paper; baselines within the draws)" in reason
+    assert script.verdict(judged, noise, with_draws=False)[0] == "open"   # the rule without the draw condition
+    assert script.verdict(judged.iloc[:2], noise.iloc[:2], with_draws=False)[0] == "open"   # missing rows are open
