@@ -2,7 +2,8 @@
 baselines and RepSet. Builds a graph dataset's node embeddings again with another struc2vec seed (the record's store:
 seed 0), the same folds (split seed 0), into data/sets of the folder it runs in (a separate worktree: it replaces that
 folder's store of the dataset), and checks the folds against the record's store:
-    python reproduction/embed_seed.py SEED [RECORD_STORE] [--dataset MUTAG]
+    python reproduction/embed_seed.py SEED [RECORD_STORE] [--dataset MUTAG] --configfile reproduction/completed.yaml
+(completed.yaml: the record's struc2vec variant, the paper's wording; seeds 1 and 2 were drawn so)
 then trains the models on folds 0-29 there with
     python -m repset.pipeline.pack config.yaml --paths-from <their record paths>
 to be paired with reproduction/runs.csv's records of the same folds. Records: reproduction/embed_seed/seed<SEED>/

@@ -37,7 +37,7 @@ VARIANTS = {"reference": {"hs": True}, "paper": {"hs": False}}
 def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | None = 6,
               walk_length: int = 80, walks_per_node: int = 10, window: int = 10, epochs: int = 5,
               opt1: bool = True, opt2: bool = True, hs: bool | None = None, negative: int = 5,
-              variant: str = "paper", seed: int = 0, workers: int = 1, tmp_dir: str | None = None,
+              variant: str = "reference", seed: int = 0, workers: int = 1, tmp_dir: str | None = None,
               checkpoint_dir: str | os.PathLike | None = None) -> np.ndarray:
     """struc2vec embeddings of the ``n_nodes`` nodes of an undirected graph.
 
@@ -53,8 +53,8 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         opt1: compressed degree sequences with the compressed DTW cost (else plain sequences).
         opt2: compare each node with ~2 log2(n) nodes of similar degree only (else all pairs); which nodes
             and how they weigh follow ``variant``.
-        variant: ``"reference"`` (the reference implementation's rules, node level) or ``"paper"`` (the
-            struc2vec paper's wording, structural classes).
+        variant: ``"reference"`` (the default: the reference implementation's rules, node level) or ``"paper"``
+            (the struc2vec paper's wording, structural classes; the record's graph stores).
         seed: seeds the walks and Word2Vec.  The walks do not depend on ``workers``; the
             embedding is deterministic for ``workers=1`` (Word2Vec threads race otherwise).
         workers: Word2Vec threads (numba stages use numba's thread pool).

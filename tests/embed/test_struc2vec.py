@@ -1,4 +1,5 @@
-"""Tests of the struc2vec implementation (repset.embed)."""
+"""Tests of the struc2vec implementation (repset.embed): its stages, and end to end the paper-wording variant (the
+reference variant's rules: test_struc2vec_reference.py)."""
 from __future__ import annotations
 
 import math
@@ -234,7 +235,7 @@ def _mean_dists(X, groups):
 def test_embedding_barbell_equivalent_nodes_are_closer():
     G = nx.barbell_graph(8, 4)
     n = G.number_of_nodes()
-    X = struc2vec(n, np.array(G.edges()), 8, seed=1, walks_per_node=10)
+    X = struc2vec(n, np.array(G.edges()), 8, seed=1, walks_per_node=10, variant="paper")
     r = ring_sequences(n, np.array(G.edges()), 6)
     within, between = _mean_dists(X, r.cls)
     assert within < 0.5 * between
@@ -246,7 +247,7 @@ def test_embedding_barbell_equivalent_nodes_are_closer():
 def test_embedding_two_copies_equivalent_nodes_are_closer():
     G, copy = two_copies()
     n = G.number_of_nodes()
-    X = struc2vec(n, np.array(G.edges()), 8, seed=0)
+    X = struc2vec(n, np.array(G.edges()), 8, seed=0, variant="paper")
     D = np.linalg.norm(X[:, None] - X[None], axis=-1)
     r = ring_sequences(n, np.array(G.edges()), 6)
     wins = 0
@@ -261,7 +262,7 @@ def test_output_shape_dtype_and_determinism():
     n = G.number_of_nodes() + 2  # two isolated nodes
     e = np.array(G.edges())
     e = np.concatenate([e, e[:, ::-1], e[:3]])  # both directions and duplicates are fine
-    kw = dict(walks_per_node=3, walk_length=20, epochs=2, layers=3)
+    kw = dict(walks_per_node=3, walk_length=20, epochs=2, layers=3, variant="paper")
     X = struc2vec(n, e, 6, seed=4, **kw)
     assert X.shape == (n, 6) and X.dtype == np.float32 and np.isfinite(X).all()
     np.testing.assert_array_equal(X, struc2vec(n, e, 6, seed=4, **kw))

@@ -200,6 +200,11 @@ def test_the_struc2vec_variant_and_checkpoint_pass_and_a_bad_one_is_named():
         jsonschema.validate(config, SCHEMA)
         check_config(copy.deepcopy(config), SCHEMA)
     assert struc2vec_options("MUTAG", overlay)["variant"] == "reference"
+    assert struc2vec_options("MUTAG", CONFIG)["variant"] == "reference"          # the default
+    for name in ("reproduction/completed", "reproduction/struc2vec_hs", "reproduction/struc2vec_reddit_dose",
+                 "reproduction/struc2vec_reddit_walks", "examples/mutag"):           # the record's wording
+        paper = merged(CONFIG, yaml.safe_load((ROOT / f"{name}.yaml").read_text()))
+        assert {struc2vec_options(d, paper)["variant"] for d in ("MUTAG", "REDDIT-BINARY")} == {"paper"}, name
     assert struc2vec_options("REDDIT-BINARY", top)["checkpoint"] is True
     with pytest.raises(jsonschema.ValidationError, match="'original' is not one of"):
         jsonschema.validate(merged(CONFIG, {"struc2vec": {"variant": "original"}}), SCHEMA)
