@@ -15,6 +15,7 @@ then writes anything into a checkout's ``results/runs`` (and ``results/wmd``)::
     python -m repset.pipeline.record verify reproduction --runs 3 --seed 1    # rerun 3 random jobs, compare
     python -m repset.pipeline.record status reproduction config.yaml          # runs on record vs the protocol
     python -m repset.pipeline.record check-store reproduction data/sets/PROTEINS.struc2vec.npz --dataset PROTEINS
+    python -m repset.pipeline.record report reproduction OUT --configfile reproduction/completed.yaml ...   # no stores
 
 Nothing is written from a damaged archive. ``export`` refuses to drop runs an archive already holds
 (``allow_drop`` to replace it by fewer), to change one (a local record that differs from the archived one at
@@ -335,9 +336,16 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     st.add_argument("--out", metavar="MD", help="write the tables to this Markdown file (else print them)")
     cs = sub.add_parser("check-store", help="refuse a store other than the one a dataset's records name")
     cs.add_argument("record_dir"), cs.add_argument("store"), cs.add_argument("--dataset", required=True)
+    rp = sub.add_parser("report", help="REPORT.md from the restored records without building the stores")
+    rp.add_argument("record_dir"), rp.add_argument("out_dir"), rp.add_argument("--config", default="config.yaml")
+    rp.add_argument("--configfile", nargs="+", default=[], metavar="YAML",
+                    help="config overlays in order, as Snakemake's --configfile takes them")
     args = parser.parse_args(argv)
     try:
-        if args.command == "check-store":
+        if args.command == "report":
+            from repset.pipeline.report_record import report_from_record
+            print(f"written {report_from_record(args.record_dir, args.out_dir, args.configfile, args.config)}")
+        elif args.command == "check-store":
             print(check_store_of_table(args.record_dir, args.store, args.dataset))
         elif args.command == "status":
             _status(args)

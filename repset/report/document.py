@@ -241,9 +241,14 @@ def _ranks_wide(ranked: pd.DataFrame, methods: Sequence[str], datasets: Sequence
     return to_markdown(wide)
 
 
-def _header(config: dict, configfiles: Sequence[str], cells: str, differences: list[str], integrity: list[str]) -> list[str]:
+#: who made the report, as its first line says
+MADE_BY = "this repository's workflow (`snakemake`)"
+
+
+def _header(config: dict, configfiles: Sequence[str], cells: str, differences: list[str], integrity: list[str],
+            made_by: str = MADE_BY) -> list[str]:
     return ["# RepSet reproduction report", "",
-            f"Made by this repository's workflow (`snakemake`) at commit `{git_commit(Path.cwd())}` from the config "
+            f"Made by {made_by} at commit `{git_commit(Path.cwd())}` from the config "
             f"files {', '.join(f'`{f}`' for f in configfiles) or '(none named)'} (config sha256 "
             f"`{config_hash(config)}`); the paper: Skianis et al., AISTATS 2020. Every cell's numbers, notes and "
             f"measurements: [{cells}]({cells}).", "",
@@ -258,7 +263,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
                  training: pd.DataFrame | None = None, store_sha256: dict[str, str] | None = None,
                  standing: str | None = None, runs: pd.DataFrame | None = None, runtime: pd.DataFrame | None = None,
                  init_study: pd.DataFrame | None = None, init_baseline: str | None = None,
-                 cells: str | os.PathLike | None = None) -> Path:
+                 cells: str | os.PathLike | None = None, made_by: str = MADE_BY) -> Path:
     """results/REPORT.md and its cell page ``cells`` (default ``cells.md`` beside it, :mod:`repset.report.cells`).
 
     REPORT.md opens with the findings (:mod:`repset.report.findings`: the paper's claims judged by
@@ -272,7 +277,8 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
     problem is stated under the title. ``standing``: :func:`repset.report.standing.standing_section`, after the
     result tables. ``runs``: every run (``results/aggregate/runs.csv``): the validation ties (cell page) and the
     sensitivity claim; ``runtime``: the runtime sweep; ``init_study`` (index (dataset, init)) with its configured
-    init ``init_baseline``: the interpretability claim. Without them those claims are "not measured"."""
+    init ``init_baseline``: the interpretability claim. Without them those claims are "not measured". ``made_by``:
+    what made the report, in its first line."""
     path = Path(path)
     cells = Path(cells) if cells is not None else path.with_name("cells.md")
     link = Path(os.path.relpath(cells, path.parent)).as_posix()
@@ -288,7 +294,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
     shown = {table: marked_table(wide, comp, link) for table, wide in tables.items()}
     ranked_methods = [DISPLAY.get(m, m) for m in ("repset", "approx_repset", *VARIANTS)]
     lines = [
-        *_header(config, configfiles, link, protocol_differences(config), integrity),
+        *_header(config, configfiles, link, protocol_differences(config), integrity, made_by),
         "## Findings", "", findings_section(claims, comp, summary, notes, link, NOT_JUDGED),
         "## Setup", "", to_markdown(setup_table(config, vectors), escape=False, pad=False),
         *([] if training is None or training.empty else [recorded_training(training)]),
