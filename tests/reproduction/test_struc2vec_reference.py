@@ -150,3 +150,12 @@ def test_the_verdict_is_open_until_the_folds_are_in_unless_too_few_can_pass():
     assert "MUTAG (farther from the paper; baselines within the draws)" in reason
     assert script.verdict(judged, noise, with_draws=False)[0] == "open"   # the rule without the draw condition
     assert script.verdict(judged.iloc[:2], noise.iloc[:2], with_draws=False)[0] == "open"   # missing rows are open
+
+
+def test_a_dataset_without_measured_cells_gets_a_note_per_paper_cell_saying_so():
+    rows = pd.DataFrame({"dataset": ["MUTAG"], "model": ["repset"], "folds": ["30 (0-29)"]})
+    notes = script.unmeasured_notes(rows, ["MUTAG", "REDDIT-BINARY"], "not toward", "0 of 4 datasets pass")
+    assert [(n["dataset"], n["method"]) for n in notes] == [("REDDIT-BINARY", m) for m in script.MODELS]
+    assert {n["finding"] for n in notes} == {"inconclusive"}
+    assert notes[0]["result"].startswith("not measured on this dataset") and notes[0]["result"].endswith(
+        "the judgement reads: not toward: 0 of 4 datasets pass")
