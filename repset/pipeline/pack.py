@@ -70,14 +70,16 @@ def _record_path(path: str) -> re.Match:
 def train_paths(config: dict, paths: Sequence[str], force: bool = False) -> list[dict]:
     """Train the runs of the record ``paths`` (missing ones, or all with ``force``) in this process, grouped
     by store and grid-choice file (a chosen run's: its CV repetition's with ``grid_scope: repetition``) in the
-    given order; returns the records written."""
+    given order; a record another process writes meanwhile is not trained again (without ``force``); returns the
+    records written."""
     runs = [run_of_path(config, p) for p in paths if force or not os.path.exists(p)]
     groups: dict[tuple[str, str | None], list[dict]] = {}
     for run in runs:
         choice = grid_choice_of(config, run) if run.point == CHOSEN else None
         groups.setdefault((store_path(run.dataset, config), choice), []).append(
             {"run": run, "settings": run_settings(config, run.model, run.point), "out": run.path})
-    return [record for (store, choice), jobs in groups.items() for record in train_pack(store, jobs, choice=choice)]
+    return [record for (store, choice), jobs in groups.items()
+            for record in train_pack(store, jobs, choice=choice, skip_existing=not force)]
 
 
 def merge_config(config: dict, overlay: dict) -> dict:

@@ -88,15 +88,19 @@ def check_store_sha(store: str | os.PathLike, theirs: dict[str | None, str]) -> 
     return ours
 
 
-def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None) -> list[dict]:
+def train_pack(store: str, jobs: Sequence[dict], choice: str | None = None, skip_existing: bool = False) -> list[dict]:
     """Several runs in one process (a :class:`~repset.protocol.packs.Pack`, or any driver's list), each
     trained and written exactly as :func:`train_split` (the ``train`` rule) does: ``jobs`` are dicts with
     ``run`` (a :class:`Run` or its fields), ``settings`` (:func:`~repset.protocol.jobs.run_settings`) and
     ``out`` (the record's path); ``choice``: the grid-choice file of chosen runs. Every record's folder is
-    checked writable before the first run trains. Returns the records."""
+    checked writable before the first run trains. ``skip_existing``: a job whose record exists when its turn
+    comes (written meanwhile by another process) is skipped, not trained again. Returns the records trained."""
     check_writable([job["out"] for job in jobs], "nothing of the pack was trained")
     results = []
     for job in jobs:
+        if skip_existing and os.path.exists(job["out"]):
+            log.info("%s: its record exists (written since the pack was planned); not trained again", job["out"])
+            continue
         run = job["run"] if isinstance(job["run"], Run) else Run(**job["run"])
         results.append(train_split(store, run, job["settings"], job["out"], choice=choice))
     return results

@@ -28,18 +28,20 @@ def test_run_of_path_names_the_protocol_run(config):
 def test_train_paths_groups_by_store_and_choice_and_skips_finished(config, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     seen = []
-    monkeypatch.setattr(pack, "train_pack", lambda store, jobs, choice=None: seen.append((store, choice, jobs)) or [])
+    monkeypatch.setattr(pack, "train_pack", lambda store, jobs, choice=None, skip_existing=False:
+                        seen.append((store, choice, jobs, skip_existing)) or [])
     paths = [Run("MUTAG", "repset", "k10-m20", 0, 0).path, Run("MUTAG", "repset", CHOSEN, 5, 0).path,
              Run("MUTAG", "deepsets", "default", 1, 0).path, Run("MUTAG", "repset", CHOSEN, 6, 0).path]
     (tmp_path / paths[2]).parent.mkdir(parents=True)
     (tmp_path / paths[2]).write_text("{}")
     pack.train_paths(config, paths)
-    assert [(choice, [j["out"] for j in jobs]) for _, choice, jobs in seen] == [
+    assert [(choice, [j["out"] for j in jobs]) for _, choice, jobs, _ in seen] == [
         (None, [paths[0]]), ("results/runs/MUTAG/repset/grid_seed0.json", [paths[1], paths[3]])]
-    assert all(jobs[0]["settings"]["layer"] == "repset" for _, _, jobs in seen)
+    assert all(jobs[0]["settings"]["layer"] == "repset" for _, _, jobs, _ in seen)
+    assert all(skip for *_, skip in seen)                  # a record written meanwhile is not trained again
     seen.clear()
     pack.train_paths(config, paths, force=True)
-    assert sum(len(jobs) for _, _, jobs in seen) == 4
+    assert sum(len(jobs) for _, _, jobs, _ in seen) == 4 and not any(skip for *_, skip in seen)
 
 
 def test_missing_paths_count_a_reduced_dataset_by_its_own_protocol(config, tmp_path, monkeypatch):
@@ -96,7 +98,8 @@ def test_a_repetitions_chosen_runs_wait_for_and_read_that_repetitions_grid_choic
     config["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 20, "grid_splits": 1,
                                                            "grid_scope": "repetition"}}
     seen, made = [], []
-    monkeypatch.setattr(pack, "train_pack", lambda store, jobs, choice=None: seen.append((choice, jobs)) or [])
+    monkeypatch.setattr(pack, "train_pack", lambda store, jobs, choice=None, skip_existing=False:
+                        seen.append((choice, jobs)) or [])
     monkeypatch.setattr(pack, "grid_choice", lambda inputs, out: made.append((list(inputs), out)) or
                         (tmp_path / out).write_text("{}"))
     chosen = [Run("REDDIT-BINARY", "repset", CHOSEN, k, 0).path for k in (5, 15, 16)]

@@ -248,3 +248,28 @@ def test_a_record_from_a_dirty_tree_holds_the_diff_of_its_code(setup, monkeypatc
     assert contradictions(record) == []
     assert contradictions({**record, "provenance": {**provenance, "git_diff": "+WIDTH = 4"}}) == [
         "provenance.git_diff does not have its git_diff_sha256"]
+
+
+def test_a_pack_skips_a_record_another_process_wrote_since_it_was_planned(tmp_path, monkeypatch):
+    """Two packs over overlapping splits: a job whose record appeared while the pack ran is not trained again
+    (``skip_existing``); without it, every job trains."""
+    from repset.pipeline import train
+
+    outs = [tmp_path / f"r{i}.json" for i in range(3)]
+    trained = []
+
+    def fake_split(store, run, settings, out, choice=None):
+        trained.append(Path(out).name)
+        Path(out).write_text("{}")
+        if Path(out) == outs[0]:
+            outs[1].write_text("{}")            # the other process finishes the next job meanwhile
+        return {"out": str(out)}
+
+    monkeypatch.setattr(train, "train_split", fake_split)
+    jobs = [{"run": Run("bbcsport", "nn_max", "default", i, 0), "settings": {}, "out": str(o)} for i, o in enumerate(outs)]
+    assert [r["out"] for r in train.train_pack("store", jobs, skip_existing=True)] == [str(outs[0]), str(outs[2])]
+    assert trained == ["r0.json", "r2.json"]
+    for o in outs:
+        o.unlink()
+    trained.clear()
+    assert len(train.train_pack("store", jobs)) == 3 and trained == ["r0.json", "r1.json", "r2.json"]
