@@ -40,7 +40,8 @@ def test_read_benchmark_takes_the_snakemake_columns(tmp_path):
 @needs_mirror
 def test_mutag_embedding_and_table(tmp_path):
     out = tmp_path / "MUTAG.npy"
-    info = graph_embedding("MUTAG", str(MIRROR), str(out), {"dim": 8, **SMALL}, seed=0)
+    # the paper wording's rules, on which the agreement bounds below were measured (the reference's: 0.55 at these walks)
+    info = graph_embedding("MUTAG", str(MIRROR), str(out), {"dim": 8, "variant": "paper", **SMALL}, seed=0)
     emb = np.load(out)
     assert info["nodes"] == 3371 and emb.shape == (3371, 8) and emb.dtype == np.float32
     table = embedding_table(["MUTAG"], [str(out)], [str(tmp_path / "none.tsv")], [SMALL], str(MIRROR),
