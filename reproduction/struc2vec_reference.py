@@ -178,7 +178,10 @@ def verdict(judged: pd.DataFrame, noise: pd.DataFrame, with_draws: bool = True) 
             ("farther from the paper", s.loc[d, "|reference - paper|"] >= s.loc[d, "|record - paper|"]),
             ("baselines within the draws", with_draws and not _true(n.loc[d, "reference closer than every draw"])))
             if bad]
-        (failed.append(f"{d} ({'; '.join(why)})") if why else passed.append(d))
+        if why:
+            failed.append(f"{d} ({'; '.join(why)})")
+        else:
+            passed.append(d)
     need = 3
     counts = (f"{len(passed)} of {len(JUDGED)} datasets pass ({', '.join(passed) or 'none'}); "
               f"failing: {', '.join(failed) or 'none'}")

@@ -328,8 +328,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     add_verify_arguments(sub.add_parser("verify", help="rerun random recorded jobs and compare their records"))
     st = sub.add_parser("status", help="runs on record per dataset and model against the config's protocol")
     st.add_argument("record_dir"), st.add_argument("config")
-    st.add_argument("--configfile", action="append", default=[], metavar="YAML",
-                    help="a config overlay, merged as Snakemake's --configfile merges it (repeatable)")
+    st.add_argument("--configfile", action="extend", nargs="+", default=[], metavar="YAML",
+                    help="config overlays in order, merged as Snakemake's --configfile merges them (repeatable)")
     st.add_argument("--budget", action="append", default=[], metavar="CSV",
                     help="a budget table (results/budget/*.csv) for the hours the missing runs need (repeatable)")
     st.add_argument("--model", action="append", help="only this model (repeatable; wmd: the WMD splits)")
@@ -338,8 +338,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     cs.add_argument("record_dir"), cs.add_argument("store"), cs.add_argument("--dataset", required=True)
     rp = sub.add_parser("report", help="REPORT.md from the restored records without building the stores")
     rp.add_argument("record_dir"), rp.add_argument("out_dir"), rp.add_argument("--config", default="config.yaml")
-    rp.add_argument("--configfile", nargs="+", default=[], metavar="YAML",
-                    help="config overlays in order, as Snakemake's --configfile takes them")
+    rp.add_argument("--configfile", action="extend", nargs="+", default=[], metavar="YAML",
+                    help="config overlays in order, as Snakemake's --configfile takes them (repeatable)")
     args = parser.parse_args(argv)
     try:
         if args.command == "report":

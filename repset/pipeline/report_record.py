@@ -67,10 +67,10 @@ def report_from_record(record_dir: str | os.PathLike, out: str | os.PathLike, ov
     record, out, root = Path(record_dir), Path(out), Path(root)
     names = datasets(config)
     sidecars = record_sidecars(config, root)
-    needed = [record / "budget" / "protocol.md", record / "report" / "runtime" / "epochs.csv",
-              *(record / "report" / "majority" / f"{d}.json" for d in names),
-              *(record / "wmd" / f"{get_spec(d).name}.json" for d in config["wmd"]["datasets"])]
-    absent = [str(p) for p in needed if not p.is_file()]
+    budget, runtime = record / "budget" / "protocol.md", record / "report" / "runtime" / "epochs.csv"
+    majority = [record / "report" / "majority" / f"{d}.json" for d in names]
+    wmd = [record / "wmd" / f"{get_spec(d).name}.json" for d in config["wmd"]["datasets"]]
+    absent = [str(p) for p in (budget, runtime, *majority, *wmd) if not p.is_file()]
     if absent:
         raise ValueError(f"{record}: missing {', '.join(absent)}")
     aggregate = out / "aggregate"
@@ -82,18 +82,18 @@ def report_from_record(record_dir: str | os.PathLike, out: str | os.PathLike, ov
     with tempfile.TemporaryDirectory() as tmp:
         table = None
         if study:
-            missing = [r.path for r in init_runs(config) if not (root / r.path).is_file()]
+            study_runs = init_runs(config)
+            missing = [r.path for r in study_runs if not (root / r.path).is_file()]
             if missing:
                 raise ValueError(f"init study: {len(missing)} records missing (first: {missing[0]}); {RESTORE}")
-            init_study_table([read_record(root / r.path) for r in init_runs(config)], configured_init(config),
+            init_study_table([read_record(root / r.path) for r in study_runs], configured_init(config),
                              Path(tmp) / "init_study")
             table = Path(tmp) / "init_study.csv"
-        notes = config.get("cell_notes")
         return make_report(
             config, summary=aggregate / "summary.csv", training=aggregate / "training.csv", runs=aggregate / "runs.csv",
-            wmd=needed[2 + len(names):], majority=needed[2:2 + len(names)], sidecars=sidecars, budget=needed[0],
-            runtime=needed[1], text=text, graph=[d for d in names if d not in text],
+            wmd=wmd, majority=majority, sidecars=sidecars, budget=budget, runtime=runtime, text=text,
+            graph=[d for d in names if d not in text],
             configfiles=config_file_names([*overlays, config_path], Path.cwd()), report=out / "REPORT.md",
             cells=out / "cells.md", init_study=table, init_baseline=configured_init(config) if study else None,
             latent_by_init="results/tables/latent_sets_by_init.md" if study and study.get("latent_sets") else None,
-            noise=config.get("noise_table"), notes=notes, made_by=MADE_BY)
+            noise=config.get("noise_table"), notes=config.get("cell_notes"), made_by=MADE_BY)
