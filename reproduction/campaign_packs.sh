@@ -35,7 +35,9 @@ for d in "$@"; do
 import sys, yaml
 from repset.protocol.plan import store_path
 print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || exit 1
-  env $STORE_ENV snakemake --cores "${CORES:-2}" "$store" || exit 1
+  # the overlays too: a store overlay's settings (e.g. reddit_full_walks.yaml) are the store rule's params, so that
+  # a store built under them is up to date, not rebuilt under config.yaml's
+  env $STORE_ENV snakemake --cores "${CORES:-2}" "$store" ${OVERLAYS:+--configfile $OVERLAYS} || exit 1   # after the target: --configfile takes every word that follows
   checkout_py "from repset.pipeline.record import main; main(sys.argv[2:])" check-store "$RECORDS" "$store" --dataset "$d" || exit 1
   archive=$(checkout_py "from repset.pipeline.archive import archive_name; print(archive_name(sys.argv[2]))" "$d") || exit 1
   if [[ -e $RECORDS/records/$archive ]]; then
