@@ -212,6 +212,21 @@ def test_the_struc2vec_variant_and_checkpoint_pass_and_a_bad_one_is_named():
         check_config(merged(CONFIG, {"struc2vec": {"checkpoint_dir": "x"}}))
 
 
+def test_the_full_walk_overlay_declares_reddits_store_and_its_ten_repetitions():
+    jsonschema = pytest.importorskip("jsonschema")
+    from repset.protocol.jobs import runs
+    from repset.protocol.plan import struc2vec_options
+
+    full = merged(CONFIG, yaml.safe_load((ROOT / "reproduction" / "reddit_full_walks.yaml").read_text()))
+    jsonschema.validate(full, SCHEMA)
+    check_config(copy.deepcopy(full), SCHEMA)
+    options = struc2vec_options("REDDIT-BINARY", full)
+    assert (options["variant"], options["walks_per_node"], options["epochs"], options["checkpoint"]) == (
+        "reference", 10, 5, True)
+    reddit = runs(full, ["REDDIT-BINARY"])
+    assert len(reddit) == 920 and sum(j.model == "repset" for j in reddit) == 210
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["train"].update(epochs=5.0), r"config key 'train.epochs': 5.0 is not an integer \(write 5\)"),
     (lambda c: c["models"]["repset"]["train"].update(patience=2.0),
