@@ -7,7 +7,9 @@ first token to its value at the chunk's last (0.025 down to 0.0001 over all ``ep
 defaults), so the schedule is that of one uninterrupted run. After every chunk the whole model (vectors, output
 weights, its random state, the number of chunks done) is saved as one folder swapped into place; a rerun with the same inputs loads
 it and continues with the next chunk, and gives the same embedding, bit for bit with one worker, wherever it was
-stopped (tests/embed/test_resumable.py). A folder made from other inputs (graph, options, seed) is refused.
+stopped (tests/embed/test_resumable.py). A folder made from other inputs (graph, options, seed) is refused, and so
+is a folder that another build holds (:func:`held`: a lock the operating system drops when its process dies, so a
+killed build never leaves the folder locked).
 
 Chunking changes the floating result (gensim draws a fresh random stream per call and rounds the rate schedule
 per call) but not what is optimised; a build without a checkpoint folder trains in one call, as before.
@@ -20,6 +22,8 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +32,7 @@ from repset.io import atomic_path, write_json
 
 from .skipgram import new_model, node_vectors
 
-__all__ = ["fingerprint", "CheckpointMismatch", "open_folder", "missing_rounds", "write_walk_rounds", "chunked_skipgram"]
+__all__ = ["fingerprint", "CheckpointMismatch", "CheckpointBusy", "held", "open_folder", "missing_rounds", "write_walk_rounds", "chunked_skipgram"]
 
 log = logging.getLogger(__name__)
 START_ALPHA, END_ALPHA = 0.025, 0.0001   # gensim Word2Vec's alpha and min_alpha
@@ -36,6 +40,30 @@ START_ALPHA, END_ALPHA = 0.025, 0.0001   # gensim Word2Vec's alpha and min_alpha
 
 class CheckpointMismatch(ValueError):
     """The checkpoint folder was made from other inputs."""
+
+
+class CheckpointBusy(RuntimeError):
+    """Another build holds the checkpoint folder."""
+
+
+@contextmanager
+def held(folder: str | os.PathLike) -> Iterator[Path]:
+    """Hold ``folder`` (created if missing) for one build: two builds on one folder would overwrite each other's
+    chunks. Raises CheckpointBusy, naming the folder, when another process holds it."""
+    import filelock
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(folder / "build.lock", timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise CheckpointBusy(f"{folder}: another build is running in this checkpoint folder (it holds "
+                             f"{folder / 'build.lock'}); wait for it or stop it") from None
+    try:
+        yield folder
+    finally:
+        lock.release()
 
 
 def fingerprint(n_nodes: int, edges: np.ndarray, options: dict) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 
 from repset.io import scratch_dir
 
-from .resumable import chunked_skipgram, fingerprint, missing_rounds, open_folder, write_walk_rounds
+from .resumable import chunked_skipgram, fingerprint, held, missing_rounds, open_folder, write_walk_rounds
 from .skipgram import new_model, node_vectors
 from .skipgram_progress import SkipgramProgress
 
@@ -83,13 +83,14 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         options = dict(dim=dim, layers=layers, walk_length=walk_length, walks_per_node=walks_per_node,
                        window=window, epochs=epochs, opt1=opt1, opt2=opt2, hs=hs, negative=negative, variant=variant,
                        seed=seed)
-        folder = open_folder(checkpoint_dir, fingerprint(n_nodes, edges, options))
-        missing = missing_rounds(folder, walks_per_node)
-        if missing:
-            walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
-            write_walk_rounds(folder, missing, lambda r, path: _write_rounds(path, n_nodes, walker, walk_length,
-                                                                           [r], seed))
-        emb = chunked_skipgram(folder, walks_per_node, dim, window, epochs, hs, negative, seed, workers)
+        with held(checkpoint_dir):
+            folder = open_folder(checkpoint_dir, fingerprint(n_nodes, edges, options))
+            missing = missing_rounds(folder, walks_per_node)
+            if missing:
+                walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
+                write_walk_rounds(folder, missing, lambda r, path: _write_rounds(path, n_nodes, walker, walk_length,
+                                                                               [r], seed))
+            emb = chunked_skipgram(folder, walks_per_node, dim, window, epochs, hs, negative, seed, workers)
         log.info("struc2vec (checkpointed in %s): %.1fs", folder, time.perf_counter() - t0)
         return emb
     walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)

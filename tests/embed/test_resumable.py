@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ nx = pytest.importorskip("networkx")
 gensim_models = pytest.importorskip("gensim.models")
 
 from repset.embed import struc2vec  # noqa: E402
-from repset.embed.resumable import CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA  # noqa: E402
+from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA  # noqa: E402
 
 KW = dict(walks_per_node=3, walk_length=30, epochs=2, layers=3, variant="reference", seed=5)
 
@@ -73,6 +75,29 @@ def test_a_checkpoint_of_other_inputs_is_refused(tmp_path):
         struc2vec(n, e, 8, checkpoint_dir=tmp_path, **KW)
     with pytest.raises(CheckpointMismatch):
         struc2vec(n, e[1:], 8, checkpoint_dir=tmp_path, **{**KW, "epochs": 1})
+
+
+HOLD = """import sys, time
+from repset.embed.resumable import held
+with held(sys.argv[1]):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_folder_another_build_holds_is_refused_and_a_killed_holder_frees_it(tmp_path):
+    n, e = graph()
+    folder = tmp_path / "ckpt"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(CheckpointBusy, match=str(folder)):
+            struc2vec(n, e, 8, checkpoint_dir=folder, **KW)
+        assert [p.name for p in folder.iterdir()] == ["build.lock"]     # nothing written beside the lock
+    finally:
+        holder.kill()
+        holder.wait()
+    assert struc2vec(n, e, 8, checkpoint_dir=folder, **KW).shape == (n, 8)   # a killed holder leaves no lock
 
 
 def test_learning_rate_schedule_is_one_linear_decay():
