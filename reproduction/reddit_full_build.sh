@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# REDDIT-BINARY's full-walk store (reproduction/reddit_full_walks.yaml), resumed where it last stopped, in the worktree
+# that builds it: pinned at the commit that added the overlay (a0b25d5), with a virtualenv of its own:
+#
+#   git worktree add --detach ../s2v_reddit a0b25d5
+#   (cd ../s2v_reddit && python3 -m venv .venv && . .venv/bin/activate && pip install -c constraints.txt -e '.[all]')
+#   BUILD=../s2v_reddit setsid nohup reproduction/reddit_full_build.sh > reddit_full_build.log 2>&1 < /dev/null &
+#
+# Run it again in every session until it prints "exit 0": the build continues from
+# $BUILD/data/embed/REDDIT-BINARY.struc2vec.npy.ckpt/ (walk rounds, then 50 skip-gram chunks of 37-60 min of one
+# thread each) and writes the embedding and the store into $BUILD/data/. Its stages are logged to
+# $BUILD/logs/embed_REDDIT-BINARY_full.log, its peak memory too (GNU time).
+set -uo pipefail
+. "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
+cd "${BUILD:?BUILD: the worktree that builds the store}" || exit 1
+. .venv/bin/activate || exit 1
+mkdir -p logs
+echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD)"
+/usr/bin/time -v python -c "
+import logging, runpy, sys
+logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
+sys.argv = ['reproduction/embed_seed.py', '0', '--dataset', 'REDDIT-BINARY',
+            '--configfile', 'reproduction/reddit_full_walks.yaml', '--openblas=Haswell']
+runpy.run_path('reproduction/embed_seed.py', run_name='__main__')
+" >> logs/embed_REDDIT-BINARY_full.log 2>&1
+status=$?
+echo "== $(date -u) exit $status"
+exit $status
