@@ -11,8 +11,8 @@
 # one-thread processes; LIST_ONLY=1 prints the list instead). The clone's own code trains (its virtualenv: .venv in the clone, else the active one).
 #
 # An opt-in row the same way: RECORDS (the record folder, default reproduction), OVERLAYS (config overlays for pack,
-# paths in the clone) and MODELS (the models to train, default every one), e.g. the init-small rows on the text
-# datasets' padded path:
+# paths in the clone), STORE_OVERLAYS (those the store was built under, for its Snakemake step) and MODELS (the models
+# to train, default every one), e.g. the init-small rows on the text datasets' padded path:
 #
 #   CLONE=../init_runs RECORDS=reproduction/init_small OVERLAYS="reproduction/completed.yaml reproduction/init_small.yaml" \
 #     MODELS="repset_init_small approx_repset_init_small" reproduction/campaign_packs.sh amazon 20ng
@@ -35,9 +35,9 @@ for d in "$@"; do
 import sys, yaml
 from repset.protocol.plan import store_path
 print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || exit 1
-  # the overlays too: a store overlay's settings (e.g. reddit_full_walks.yaml) are the store rule's params, so that
-  # a store built under them is up to date, not rebuilt under config.yaml's
-  env $STORE_ENV snakemake --cores "${CORES:-2}" "$store" ${OVERLAYS:+--configfile $OVERLAYS} || exit 1   # after the target: --configfile takes every word that follows
+  # STORE_OVERLAYS: the overlays whose struc2vec settings the store was built under (reddit_full_walks.yaml), so that
+  # Snakemake checks it against them; none by default, as the record's clones built their stores
+  env $STORE_ENV snakemake --cores "${CORES:-2}" "$store" ${STORE_OVERLAYS:+--configfile $STORE_OVERLAYS} || exit 1   # after the target: --configfile takes every word that follows
   checkout_py "from repset.pipeline.record import main; main(sys.argv[2:])" check-store "$RECORDS" "$store" --dataset "$d" || exit 1
   archive=$(checkout_py "from repset.pipeline.archive import archive_name; print(archive_name(sys.argv[2]))" "$d") || exit 1
   if [[ -e $RECORDS/records/$archive ]]; then

@@ -4,25 +4,34 @@
 #
 #   git worktree add --detach ../s2v_reddit a0b25d5
 #   (cd ../s2v_reddit && python3 -m venv .venv && . .venv/bin/activate && pip install -c constraints.txt -e '.[all]')
-#   BUILD=../s2v_reddit setsid nohup reproduction/reddit_full_build.sh > reddit_full_build.log 2>&1 < /dev/null &
+#   BUILD=../s2v_reddit setsid nohup reproduction/reddit_full_build.sh > ../s2v_reddit/logs/reddit_full_build.log 2>&1 < /dev/null &
 #
-# Run it again in every session until it prints "exit 0": the build continues from
-# $BUILD/data/embed/REDDIT-BINARY.struc2vec.npy.ckpt/ (walk rounds, then 50 skip-gram chunks of 37-60 min of one
-# thread each) and writes the embedding and the store into $BUILD/data/. Its stages are logged to
-# $BUILD/logs/embed_REDDIT-BINARY_full.log, its peak memory too (GNU time).
+# Run it again in every session until a run ends with "exit 0" (a run the session's end kills prints no exit line):
+# the build continues from $BUILD/data/embed/REDDIT-BINARY.struc2vec.npy.ckpt/ (walk rounds, then 50 skip-gram
+# chunks of 40-60 min of one thread each) and writes the embedding and the store into $BUILD/data/. Its stages are
+# logged to $BUILD/logs/embed_REDDIT-BINARY_full.log (and its peak memory, by GNU time, when it ends on its own).
+# One run at a time: the pinned code predates the checkpoint folder's own lock, so this script holds
+# $BUILD/logs/reddit_full_build.lock (flock: dropped when the run dies) and a second run exits with 75.
 set -uo pipefail
-. "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
-cd "${BUILD:?BUILD: the worktree that builds the store}" || exit 1
-. .venv/bin/activate || exit 1
-mkdir -p logs
-echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD)"
-/usr/bin/time -v python -c "
+# the body is one function, read whole before it runs: a later edit of this file cannot derail a running build
+main() {
+  . "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
+  cd "${BUILD:?BUILD: the worktree that builds the store}" || exit 1
+  mkdir -p logs
+  exec 9>>logs/reddit_full_build.lock
+  flock -n 9 || { echo "== $(date -u) another run holds $(pwd)/logs/reddit_full_build.lock"; exit 75; }
+  . .venv/bin/activate || exit 1
+  echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD)"
+  /usr/bin/time -v python -c "
 import logging, runpy, sys
 logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
 sys.argv = ['reproduction/embed_seed.py', '0', '--dataset', 'REDDIT-BINARY',
             '--configfile', 'reproduction/reddit_full_walks.yaml', '--openblas=Haswell']
 runpy.run_path('reproduction/embed_seed.py', run_name='__main__')
 " >> logs/embed_REDDIT-BINARY_full.log 2>&1
-status=$?
-echo "== $(date -u) exit $status"
-exit $status
+  status=$?
+  echo "== $(date -u) exit $status"
+  exit $status
+}
+main "$@"
+exit

@@ -77,10 +77,7 @@ def fasttext_rate(corpus: str, tokens: int, hs: bool, negative: int, workers: in
     if hs == (negative > 0):
         raise ValueError(f"fastText trains hierarchical softmax or negative sampling, not both or neither: "
                          f"hs={int(hs)} negative={negative}")
-    try:
-        import fasttext
-    except ImportError as err:
-        raise ImportError("library=fasttext needs fastText's bindings: pip install fasttext-numpy2") from err
+    fasttext = _fasttext()
     with tempfile.TemporaryDirectory() as tmp:
         part = os.path.join(tmp, "part.txt")
         n_tokens = _prefix(corpus, tokens, part)
@@ -95,6 +92,14 @@ def fasttext_rate(corpus: str, tokens: int, hs: bool, negative: int, workers: in
         return n_tokens / (time.perf_counter() - t0)
 
 
+def _fasttext():
+    try:
+        import fasttext
+    except ImportError as err:
+        raise ImportError("library=fasttext needs fastText's bindings: pip install fasttext-numpy2") from err
+    return fasttext
+
+
 def _setting(text: str) -> tuple[str, dict]:
     """``"hs=1 negative=5 workers=1 [library=gensim|fasttext]"`` -> (library, the rate function's arguments)."""
     pairs = dict(item.split("=") for item in text.split())
@@ -102,8 +107,12 @@ def _setting(text: str) -> tuple[str, dict]:
     unknown = set(pairs) - {"hs", "negative", "workers"}
     if library not in ("gensim", "fasttext") or unknown:
         raise ValueError(f"--skipgram {text!r}: keys are hs, negative, workers, library=gensim|fasttext")
-    return library, {"hs": bool(int(pairs.get("hs", 1))), "negative": int(pairs.get("negative", 5)),
-                     "workers": int(pairs.get("workers", 1))}
+    setting = {"hs": bool(int(pairs.get("hs", 1))), "negative": int(pairs.get("negative", 5)),
+               "workers": int(pairs.get("workers", 1))}
+    if library == "fasttext" and setting["hs"] == (setting["negative"] > 0):
+        raise ValueError(f"--skipgram {text!r}: fastText trains hs or negative sampling, not both or neither "
+                         f"(hs=1 negative=0, or hs=0 negative=5)")
+    return library, setting
 
 
 def _skipgram_rows(corpus: str, counts: np.ndarray, settings: list[str], tokens: int, rounds: int,
@@ -143,8 +152,9 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--walks-per-node", type=int, default=10, help="for the whole build's skip-gram estimate")
     parser.add_argument("--epochs", type=int, default=5, help="for the whole build's skip-gram estimate")
     args = parser.parse_args(argv)
-    for text in args.skipgram:
-        _setting(text)                                          # a bad setting fails before any work
+    libraries = {_setting(text)[0] for text in args.skipgram}  # a bad setting fails before any work
+    if "fasttext" in libraries:
+        _fasttext()                                             # and so do missing bindings
     rounds = args.walks_per_node * args.epochs
     if args.corpus:
         counts_path = os.path.splitext(args.corpus)[0] + ".counts.npy"

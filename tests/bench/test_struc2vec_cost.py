@@ -11,7 +11,7 @@ def test_a_setting_names_its_library_and_defaults_to_the_reference_objective():
     assert _setting("") == ("gensim", {"hs": True, "negative": 5, "workers": 1})
     assert _setting("hs=0 negative=5 workers=2 library=fasttext") == ("fasttext",
                                                                        {"hs": False, "negative": 5, "workers": 2})
-    for bad in ("hs=1 window=5", "library=torch"):
+    for bad in ("hs=1 window=5", "library=torch", "library=fasttext", "hs=0 negative=0 library=fasttext"):
         with pytest.raises(ValueError, match="--skipgram"):
             _setting(bad)
 
@@ -42,16 +42,23 @@ def test_a_given_round_is_timed_without_building_a_graph(tmp_path):
                   "--skipgram", "hs=1 negative=5 workers=1", "hs=1 negative=0 workers=2"])
     assert list(table["skipgram"]) == ["hs=1 negative=5 workers=1", "hs=1 negative=0 workers=2"]
     assert (table["nodes"] == 30).all() and (table["tokens_per_s"] > 0).all()
-    assert table["per_thread"].tolist() == [table["tokens_per_s"][0], round(table["tokens_per_s"][1] / 2)]
+    assert table["per_thread"][0] == table["tokens_per_s"][0]
+    assert abs(table["per_thread"][1] * 2 - table["tokens_per_s"][1]) <= 2     # each rounded from one rate
     # the whole build is 2 x 3 rounds of the round's tokens at the timed rate
     hours = tokens * 6 / table["tokens_per_s"] / 3600
     assert np.allclose(table["skipgram_h"], hours.round(2), atol=0.01)
 
 
-def test_a_round_without_its_counts_and_a_bad_setting_fail_before_any_work(tmp_path):
+def test_a_round_without_its_counts_and_a_bad_setting_fail_before_any_work(tmp_path, monkeypatch):
     corpus, _ = _round(tmp_path)
     with pytest.raises(ValueError, match="--skipgram"):
         main(["--corpus", str(corpus), "--skipgram", "hs=1 library=word2vec"])
+    with pytest.raises(ValueError, match="not both or neither"):
+        main(["--corpus", str(corpus), "--skipgram", "hs=1 negative=5", "hs=1 negative=5 library=fasttext"])
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "fasttext", None)
+        with pytest.raises(ImportError, match="pip install fasttext-numpy2"):
+            main(["--corpus", str(corpus), "--skipgram", "hs=1 negative=5", "hs=1 negative=0 library=fasttext"])
     (tmp_path / "walks-0.counts.npy").unlink()
     with pytest.raises(FileNotFoundError, match="walks-0.counts.npy"):
         main(["--corpus", str(corpus)])
@@ -64,6 +71,7 @@ def test_a_fasttext_failure_is_a_row_of_its_own_and_the_other_settings_go_on(tmp
         raise RuntimeError("Encountered NaN.")
 
     monkeypatch.setattr(bench, "fasttext_rate", nan)
+    monkeypatch.setattr(bench, "_fasttext", lambda: None)      # the bindings, whether installed or not
     corpus, tokens = _round(tmp_path)
     table = main(["--corpus", str(corpus), "--tokens", str(tokens),
                   "--skipgram", "hs=1 negative=0 library=fasttext", "hs=1 negative=0"])
