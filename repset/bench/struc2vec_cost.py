@@ -74,9 +74,7 @@ def fasttext_rate(corpus: str, tokens: int, hs: bool, negative: int, workers: in
                   window: int = 10) -> float:
     """Tokens per second of fastText's skip-gram, one epoch over the first ``tokens`` tokens of ``corpus``
     (its bindings seed the model with their fixed default; they take no seed for ``train_unsupervised``)."""
-    if hs == (negative > 0):
-        raise ValueError(f"fastText trains hierarchical softmax or negative sampling, not both or neither: "
-                         f"hs={int(hs)} negative={negative}")
+    loss = _fasttext_loss(hs, negative)
     fasttext = _fasttext()
     with tempfile.TemporaryDirectory() as tmp:
         part = os.path.join(tmp, "part.txt")
@@ -84,12 +82,20 @@ def fasttext_rate(corpus: str, tokens: int, hs: bool, negative: int, workers: in
         t0 = time.perf_counter()
         try:
             fasttext.train_unsupervised(part, model="skipgram", dim=dim, ws=window, epoch=1, minCount=1,
-                                        neg=negative or 5, loss="hs" if hs else "ns", t=1e-3, lr=0.025, minn=0,
-                                        maxn=0, thread=workers, verbose=0)
-        except RuntimeError as err:    # its "Encountered NaN." comes and goes on one input (facebookresearch/fastText#1278)
-            raise RuntimeError(f"fastText's skip-gram ({'hs' if hs else 'ns'}, {workers} threads) on the first "
+                                        neg=negative or 5, loss=loss, t=1e-3, lr=0.025, minn=0, maxn=0,
+                                        thread=workers, verbose=0)
+        except RuntimeError as err:    # "Encountered NaN." comes and goes on one input (facebookresearch/fastText#1278)
+            raise RuntimeError(f"fastText's skip-gram ({loss}, {workers} threads) on the first "
                                f"{n_tokens} tokens of {corpus}: {err}") from err
         return n_tokens / (time.perf_counter() - t0)
+
+
+def _fasttext_loss(hs: bool, negative: int) -> str:
+    """fastText's ``loss`` for an objective: it trains one of hierarchical softmax and negative sampling."""
+    if hs == (negative > 0):
+        raise ValueError(f"fastText trains hierarchical softmax or negative sampling, not both or neither "
+                         f"(hs=1 negative=0, or hs=0 negative=5): hs={int(hs)} negative={negative}")
+    return "hs" if hs else "ns"
 
 
 def _fasttext():
@@ -109,30 +115,33 @@ def _setting(text: str) -> tuple[str, dict]:
         raise ValueError(f"--skipgram {text!r}: keys are hs, negative, workers, library=gensim|fasttext")
     setting = {"hs": bool(int(pairs.get("hs", 1))), "negative": int(pairs.get("negative", 5)),
                "workers": int(pairs.get("workers", 1))}
-    if library == "fasttext" and setting["hs"] == (setting["negative"] > 0):
-        raise ValueError(f"--skipgram {text!r}: fastText trains hs or negative sampling, not both or neither "
-                         f"(hs=1 negative=0, or hs=0 negative=5)")
+    if library == "fasttext":
+        try:
+            _fasttext_loss(setting["hs"], setting["negative"])
+        except ValueError as err:
+            raise ValueError(f"--skipgram {text!r}: {err}") from None
     return library, setting
 
 
-def _skipgram_rows(corpus: str, counts: np.ndarray, settings: list[str], tokens: int, rounds: int,
+def _skipgram_rows(corpus: str, counts: np.ndarray, settings: list[tuple[str, str, dict]], tokens: int, rounds: int,
                    base: dict) -> list[dict]:
-    """One row per skip-gram setting timed on a walk round; ``rounds`` rounds at that rate make the whole build."""
+    """One row per skip-gram setting (its text, library and arguments, as :func:`_setting` reads them) timed on a
+    walk round; ``rounds`` rounds at that rate make the whole build."""
     rows = []
-    for text in settings:
-        library, setting = _setting(text)
+    for text, library, setting in settings:
+        row = {**base, "skipgram": text}
         if library == "fasttext":
             try:
                 rate = fasttext_rate(corpus, tokens, **setting)
             except RuntimeError as err:           # the table says which setting failed and why; the others go on
-                rows.append({**base, "skipgram": text, "error": str(err)})
-                print(rows[-1], flush=True)
-                continue
+                rate, row["error"] = None, str(err)
         else:
             rate = skipgram_rate(corpus, counts, tokens, **setting)
-        rows.append({**base, "skipgram": text, "tokens_per_s": round(rate), "per_thread": round(rate / setting["workers"]),
-                     "skipgram_h": round(int(counts.sum()) * rounds / rate / 3600, 2)})
-        print(rows[-1], flush=True)
+        if rate is not None:
+            row.update(tokens_per_s=round(rate), per_thread=round(rate / setting["workers"]),
+                       skipgram_h=round(int(counts.sum()) * rounds / rate / 3600, 2))
+        rows.append(row)
+        print(row, flush=True)
     return rows
 
 
@@ -152,16 +161,16 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--walks-per-node", type=int, default=10, help="for the whole build's skip-gram estimate")
     parser.add_argument("--epochs", type=int, default=5, help="for the whole build's skip-gram estimate")
     args = parser.parse_args(argv)
-    libraries = {_setting(text)[0] for text in args.skipgram}  # a bad setting fails before any work
-    if "fasttext" in libraries:
-        _fasttext()                                             # and so do missing bindings
+    settings = [(text, *_setting(text)) for text in args.skipgram]   # a bad setting fails before any work
+    if any(library == "fasttext" for _, library, _ in settings):
+        _fasttext()                                                      # and so do missing bindings
     rounds = args.walks_per_node * args.epochs
     if args.corpus:
         counts_path = os.path.splitext(args.corpus)[0] + ".counts.npy"
         if not os.path.exists(counts_path):
             raise FileNotFoundError(f"--corpus {args.corpus}: its word counts {counts_path} are missing")
         counts = np.load(counts_path)
-        rows = _skipgram_rows(args.corpus, counts, args.skipgram, args.tokens, rounds,
+        rows = _skipgram_rows(args.corpus, counts, settings, args.tokens, rounds,
                               {"corpus": args.corpus, "nodes": counts.size})
     else:
         coll = build_graph_collection(args.dataset, args.raw)
@@ -173,7 +182,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                 stage_times(4, toy, variant, 5, os.path.join(tmp, "warm.txt"))   # compile the kernels first
                 corpus = os.path.join(tmp, f"{variant}.txt")
                 stages, counts = stage_times(n, coll.edges, variant, args.walk_length, corpus)
-                rows += _skipgram_rows(corpus, counts, args.skipgram, args.tokens, rounds,
+                rows += _skipgram_rows(corpus, counts, settings, args.tokens, rounds,
                                        {"dataset": args.dataset, "nodes": n, "variant": variant, **stages})
     table = pd.DataFrame(rows)
     print(table.round(2).to_markdown(index=False))

@@ -32,7 +32,8 @@ from repset.io import atomic_path, write_json
 
 from .skipgram import new_model, node_vectors
 
-__all__ = ["fingerprint", "CheckpointMismatch", "CheckpointBusy", "held", "open_folder", "missing_rounds", "write_walk_rounds", "chunked_skipgram"]
+__all__ = ["fingerprint", "CheckpointMismatch", "CheckpointBusy", "held", "open_folder", "missing_rounds",
+           "write_walk_rounds", "chunked_skipgram"]
 
 log = logging.getLogger(__name__)
 START_ALPHA, END_ALPHA = 0.025, 0.0001   # gensim Word2Vec's alpha and min_alpha
