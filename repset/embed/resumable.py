@@ -8,8 +8,8 @@ defaults), so the schedule is that of one uninterrupted run. After every chunk t
 weights, its random state, the number of chunks done) is saved as one folder swapped into place; a rerun with the same inputs loads
 it and continues with the next chunk, and gives the same embedding, bit for bit with one worker, wherever it was
 stopped (tests/embed/test_resumable.py). A folder made from other inputs (graph, options, seed) is refused, and so
-is a folder that another build holds (:func:`held`: a lock the operating system drops when its process dies, so a
-killed build never leaves the folder locked).
+is a folder that another build holds (:func:`held`: a lock beside the folder that the operating system drops when its
+process dies, so a killed build never leaves the folder locked).
 
 Chunking changes the floating result (gensim draws a fresh random stream per call and rounds the rate schedule
 per call) but not what is optimised; a build without a checkpoint folder trains in one call, as before.
@@ -49,18 +49,21 @@ class CheckpointBusy(RuntimeError):
 
 @contextmanager
 def held(folder: str | os.PathLike) -> Iterator[Path]:
-    """Hold ``folder`` (created if missing) for one build: two builds on one folder would overwrite each other's
-    chunks. Raises CheckpointBusy, naming the folder, when another process holds it."""
+    """Hold the checkpoint ``folder`` for one build: two builds on one folder would overwrite each other's chunks.
+    The lock is the file ``<folder>.lock`` beside it, so it outlives the folder's removal; holding it again in the
+    holding process nests (a caller may hold the folder across the build and its clean-up). The folder itself is
+    not created; the empty lock file stays (removing it on release would let two builds lock two files). Raises CheckpointBusy, naming the folder, when another process holds it."""
     import filelock
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = filelock.FileLock(folder / "build.lock", timeout=0)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = folder.with_name(folder.name + ".lock")
+    lock = filelock.FileLock(lock_path, timeout=0, is_singleton=True)   # one instance per path: nested holds count
     try:
         lock.acquire()
     except filelock.Timeout:
         raise CheckpointBusy(f"{folder}: another build is running in this checkpoint folder (it holds "
-                             f"{folder / 'build.lock'}); wait for it or stop it") from None
+                             f"{lock_path}); wait for it or stop it") from None
     try:
         yield folder
     finally:

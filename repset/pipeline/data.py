@@ -4,6 +4,7 @@ Each function maps files to files so that the Snakemake scripts stay one call lo
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
@@ -61,8 +62,10 @@ def text_store(dataset: str, vectors: str, raw_dir: str, out: str, *, seed: int,
 def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: int, mirror: str | None = None) -> dict:
     """struc2vec node embeddings of the disjoint union of all graphs of ``dataset`` (as the paper); raw
     files as in :func:`text_store`. ``options["checkpoint"]``: build in the folder ``<out>.ckpt``, which a rerun
-    continues (:mod:`repset.embed.resumable`) and a finished build removes."""
+    continues (:mod:`repset.embed.resumable`) and a finished build removes, holding it until then (a second build
+    on it is refused, even while the first one removes it)."""
     from repset.embed import struc2vec
+    from repset.embed.resumable import held
     from repset.io import atomic_path
     from repset.provenance import openblas_kernels
 
@@ -70,13 +73,14 @@ def graph_embedding(dataset: str, raw_dir: str, out: str, options: dict, seed: i
     start = time.perf_counter()
     options = {"workers": 1, **options}   # one Word2Vec thread: bit-reproducible embeddings
     checkpoint = f"{out}.ckpt" if options.pop("checkpoint", False) else None   # resumable: kept until done
-    emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, checkpoint_dir=checkpoint, **options)
-    seconds = time.perf_counter() - start
-    with atomic_path(out) as tmp:
-        with open(tmp, "wb") as f:
-            np.save(f, emb.astype(np.float32))
-    if checkpoint is not None:
-        shutil.rmtree(checkpoint)   # the walks and the skip-gram's checkpoint: the embedding is written
+    with held(checkpoint) if checkpoint is not None else contextlib.nullcontext():   # through its removal
+        emb = struc2vec(int(coll.n_nodes.sum()), coll.edges, seed=seed, checkpoint_dir=checkpoint, **options)
+        seconds = time.perf_counter() - start
+        with atomic_path(out) as tmp:
+            with open(tmp, "wb") as f:
+                np.save(f, emb.astype(np.float32))
+        if checkpoint is not None:
+            shutil.rmtree(checkpoint)   # the walks and the skip-gram's checkpoint: the embedding is written
     kernels = openblas_kernels()   # the skip-gram's floats follow scipy's OpenBLAS kernels (docs/record.md)
     log.info("struc2vec %s: %d nodes in %.1f s; OpenBLAS kernels %s, OPENBLAS_CORETYPE %s", dataset, len(emb), seconds,
              kernels, os.environ.get("OPENBLAS_CORETYPE"))

@@ -12,7 +12,7 @@ nx = pytest.importorskip("networkx")
 gensim_models = pytest.importorskip("gensim.models")
 
 from repset.embed import struc2vec  # noqa: E402
-from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA  # noqa: E402
+from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA, held  # noqa: E402
 
 KW = dict(walks_per_node=3, walk_length=30, epochs=2, layers=3, variant="reference", seed=5)
 
@@ -93,11 +93,23 @@ def test_a_folder_another_build_holds_is_refused_and_a_killed_holder_frees_it(tm
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(CheckpointBusy, match=str(folder)):
             struc2vec(n, e, 8, checkpoint_dir=folder, **KW)
-        assert [p.name for p in folder.iterdir()] == ["build.lock"]     # nothing written beside the lock
+        assert not folder.exists()                                       # nothing written
+        assert [p.name for p in tmp_path.iterdir()] == ["ckpt.lock"]     # the lock lives beside the folder
     finally:
         holder.kill()
         holder.wait()
     assert struc2vec(n, e, 8, checkpoint_dir=folder, **KW).shape == (n, 8)   # a killed holder leaves no lock
+
+
+def test_a_hold_nests_in_its_process_and_frees_the_folder_when_the_outer_one_ends(tmp_path):
+    folder = tmp_path / "ckpt"
+    probe = [sys.executable, "-c", HOLD.replace("time.sleep(120)", "pass"), str(folder)]
+    with held(folder):
+        with held(folder):          # the pipeline holds the folder around struc2vec, which holds it too
+            pass
+        refused = subprocess.run(probe, capture_output=True, text=True)   # the inner release kept the lock
+        assert refused.returncode != 0 and "CheckpointBusy" in refused.stderr and str(folder) in refused.stderr
+    assert subprocess.run(probe, capture_output=True, text=True).stdout.strip() == "held"
 
 
 def test_learning_rate_schedule_is_one_linear_decay():

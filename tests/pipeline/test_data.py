@@ -1,5 +1,8 @@
 """Data-stage glue (repset.pipeline.data): struc2vec of a real dataset and the embeddings table."""
 import os
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -87,8 +90,20 @@ def test_a_checkpointed_embedding_resumes_and_its_folder_goes_once_written(tmp_p
     with pytest.raises(KeyboardInterrupt):
         graph_embedding("MUTAG", str(MIRROR), str(out), {**options, "checkpoint": True}, seed=0)
     assert not out.exists() and (tmp_path / "MUTAG.npy.ckpt" / "skipgram" / "chunks.json").exists()
+    monkeypatch.setattr(Word2Vec, "train", real)
+    removals, rmtree = [], shutil.rmtree
+
+    def remove_while_probing(path, *args, **kwargs):   # a second build that starts while the folder goes is refused
+        if str(path) == f"{out}.ckpt":
+            probe = ("import sys\nfrom repset.embed.resumable import CheckpointBusy, held\ntry:\n    with held(sys.argv[1]):"
+                     "\n        print('held')\nexcept CheckpointBusy:\n    print('busy')")
+            removals.append(subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True).stdout)
+        rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr("repset.pipeline.data.shutil.rmtree", remove_while_probing)
     graph_embedding("MUTAG", str(MIRROR), str(out), {**options, "checkpoint": True}, seed=0)   # the rerun
     np.testing.assert_array_equal(np.load(out), np.load(whole))
+    assert removals == ["busy\n"]
     assert not (tmp_path / "MUTAG.npy.ckpt").exists()
 
 
