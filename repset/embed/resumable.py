@@ -144,17 +144,28 @@ def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: i
         log.info("skip-gram: resuming %s after %d of %d chunks", folder, done, len(chunks))
     else:
         model = new_model(counts, dim, window, 1, hs, negative, seed, workers)
+    run_start = time.perf_counter()
     for i in range(done, len(chunks)):
         e, r = chunks[i]
         t0 = time.perf_counter()
         model.train(corpus_file=str(paths[r]), total_words=words[r], epochs=1,
                     start_alpha=_alpha(int(starts[i]), int(starts[-1])),
                     end_alpha=_alpha(int(starts[i + 1]), int(starts[-1])))
-        seconds = time.perf_counter() - t0
+        now = time.perf_counter()
         _save(model, folder / "skipgram", {"chunks_done": i + 1, "chunks": len(chunks), "epoch": e, "round": r})
-        log.info("skip-gram: chunk %d/%d (epoch %d, round %d) %.0f s, %.0f tokens/s", i + 1, len(chunks), e, r,
-                 seconds, words[r] / max(seconds, 1e-9))
+        log.info("skip-gram: chunk %d/%d (epoch %d, round %d) %.0f s, %.0f tokens/s; %s", i + 1, len(chunks), e, r,
+                 now - t0, words[r] / max(now - t0, 1e-9),
+                 _eta(int(starts[i + 1] - starts[done]), now - run_start, int(starts[-1] - starts[i + 1])))
     return node_vectors(model, counts.size)
+
+
+def _eta(trained: int, seconds: float, left: int) -> str:
+    """What is left of the skip-gram, timed at this run's rate (``trained`` tokens in ``seconds``): chunks before
+    a resume, run on another load, do not count."""
+    if left == 0:
+        return "done"
+    hours = left / max(trained / max(seconds, 1e-9), 1e-9) / 3600
+    return f"{left:,} tokens left, ETA {hours:.1f} h at this run's {trained / max(seconds, 1e-9):,.0f} tokens/s"
 
 
 def _saved_model(model_dir: Path) -> Path | None:

@@ -156,18 +156,23 @@ def _work(queries: list) -> list:
 
 
 class _Progress:
-    """Logs ``<label>: done/total queries, elapsed, ETA`` at most every ``every`` seconds, and at the end."""
+    """Logs ``<label>: done/total queries, elapsed, ETA`` at most every ``every`` seconds, and at the end; queries
+    read back from saved blocks (:meth:`resume`) count as done but not into the rate the ETA is timed at."""
 
     def __init__(self, total: int, label: str, every: float = 30.0) -> None:
-        self.total, self.label, self.every, self.done = total, label, every, 0
+        self.total, self.label, self.every, self.done, self.resumed = total, label, every, 0, 0
         self.start = self.last = time.perf_counter()
+
+    def resume(self, n: int) -> None:
+        self.done += n
+        self.resumed += n
 
     def advance(self, n: int) -> None:
         self.done += n
         now = time.perf_counter()
         if now - self.last >= self.every or self.done == self.total:
             self.last, elapsed = now, now - self.start
-            eta = elapsed * (self.total - self.done) / max(self.done, 1)
+            eta = elapsed * (self.total - self.done) / max(self.done - self.resumed, 1)
             log.info("%s: %d/%d queries, %.0f s, ETA %.0f s", self.label, self.done, self.total, elapsed, eta)
 
 
@@ -190,7 +195,7 @@ def _all_neighbours(queries: list, pool: _Pool, E: np.ndarray, K: int, method: s
     if done:
         read = sum(b - a for a, b in done)
         log.info("%s: %d of %d queries read back from %s", label, read, n, blocks.folder)
-        progress.advance(read)
+        progress.resume(read)
     todo = [ab for ab in bounds if ab not in done]
 
     def finish(ab: tuple[int, int], part: list) -> None:

@@ -12,7 +12,7 @@ nx = pytest.importorskip("networkx")
 gensim_models = pytest.importorskip("gensim.models")
 
 from repset.embed import struc2vec  # noqa: E402
-from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, END_ALPHA, START_ALPHA, held  # noqa: E402
+from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, _eta, END_ALPHA, START_ALPHA, held  # noqa: E402
 
 KW = dict(walks_per_node=3, walk_length=30, epochs=2, layers=3, variant="reference", seed=5)
 
@@ -115,3 +115,9 @@ def test_a_hold_nests_in_its_process_and_frees_the_folder_when_the_outer_one_end
 def test_learning_rate_schedule_is_one_linear_decay():
     assert _alpha(0, 100) == START_ALPHA and _alpha(100, 100) == pytest.approx(END_ALPHA)
     assert _alpha(50, 100) == pytest.approx((START_ALPHA + END_ALPHA) / 2)
+
+
+def test_the_eta_is_timed_at_this_runs_rate():
+    assert _eta(trained=36_000, seconds=10.0, left=3_600 * 3_600 * 2) == \
+        "25,920,000 tokens left, ETA 2.0 h at this run's 3,600 tokens/s"
+    assert _eta(trained=36_000, seconds=10.0, left=0) == "done"

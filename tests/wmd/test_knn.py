@@ -108,6 +108,20 @@ def test_long_searches_report_progress(caplog):
     assert len(lines) == 10 and lines[-1].startswith("WMD kNN, test: 10/10 queries") and "ETA 0 s" in lines[-1]
 
 
+def test_queries_read_back_count_as_done_but_not_into_the_rate(caplog, monkeypatch):
+    import logging
+
+    from repset.wmd import knn
+
+    clock = iter([0.0, 10.0])   # the search starts, then 5 new queries take 10 s after 90 read back
+    monkeypatch.setattr(knn.time, "perf_counter", lambda: next(clock))
+    progress = knn._Progress(100, "WMD kNN, test", every=0.0)
+    with caplog.at_level(logging.INFO, logger="repset.wmd.knn"):
+        progress.resume(90)
+        progress.advance(5)
+    assert [r.getMessage() for r in caplog.records] == ["WMD kNN, test: 95/100 queries, 10 s, ETA 10 s"]
+
+
 def test_a_stopped_search_resumes_from_its_finished_blocks(tmp_path, monkeypatch):
     """With a blocks folder every block of 64 queries is saved as it finishes; a search of the same key
     reads them back instead of searching (only a missing block is searched again), with the same result;
