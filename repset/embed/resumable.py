@@ -52,7 +52,8 @@ def held(folder: str | os.PathLike) -> Iterator[Path]:
     """Hold the checkpoint ``folder`` for one build: two builds on one folder would overwrite each other's chunks.
     The lock is the file ``<folder>.lock`` beside it, so it outlives the folder's removal; holding it again in the
     holding process nests (a caller may hold the folder across the build and its clean-up). The folder itself is
-    not created; the empty lock file stays (removing it on release would let two builds lock two files). Raises CheckpointBusy, naming the folder, when another process holds it."""
+    not created; the empty lock file stays (removing it on release would let two builds lock two files). Raises
+    CheckpointBusy, naming the folder, when another process holds it."""
     import filelock
 
     folder = Path(folder)
