@@ -12,7 +12,8 @@ nx = pytest.importorskip("networkx")
 gensim_models = pytest.importorskip("gensim.models")
 
 from repset.embed import struc2vec  # noqa: E402
-from repset.embed.resumable import CheckpointBusy, CheckpointMismatch, _alpha, _eta, END_ALPHA, START_ALPHA, held  # noqa: E402
+from repset.embed.resumable import (CheckpointBusy, CheckpointMismatch, END_ALPHA, START_ALPHA, _alpha, _eta,  # noqa: E402
+                                    held)
 
 KW = dict(walks_per_node=3, walk_length=30, epochs=2, layers=3, variant="reference", seed=5)
 

@@ -70,6 +70,16 @@ def test_mutag_embedding_and_table(tmp_path):
     assert written.loc["MUTAG", "nodes"] == 3371 and (tmp_path / "embeddings.md").read_text().count("MUTAG") == 1
 
 
+PROBE = """import sys
+from repset.embed.resumable import CheckpointBusy, held
+try:
+    with held(sys.argv[1]):
+        print("held")
+except CheckpointBusy:
+    print("busy")
+"""
+
+
 @needs_mirror
 def test_a_checkpointed_embedding_resumes_and_its_folder_goes_once_written(tmp_path, monkeypatch):
     from gensim.models import Word2Vec
@@ -95,9 +105,7 @@ def test_a_checkpointed_embedding_resumes_and_its_folder_goes_once_written(tmp_p
 
     def remove_while_probing(path, *args, **kwargs):   # a second build that starts while the folder goes is refused
         if str(path) == f"{out}.ckpt":
-            probe = ("import sys\nfrom repset.embed.resumable import CheckpointBusy, held\ntry:\n    with held(sys.argv[1]):"
-                     "\n        print('held')\nexcept CheckpointBusy:\n    print('busy')")
-            removals.append(subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True).stdout)
+            removals.append(subprocess.run([sys.executable, "-c", PROBE, path], capture_output=True, text=True).stdout)
         rmtree(path, *args, **kwargs)
 
     monkeypatch.setattr("repset.pipeline.data.shutil.rmtree", remove_while_probing)
