@@ -165,8 +165,8 @@ def _eta(trained: int, seconds: float, left: int) -> str:
     a resume, run on another load, do not count."""
     if left == 0:
         return "done"
-    hours = left / max(trained / max(seconds, 1e-9), 1e-9) / 3600
-    return f"{left:,} tokens left, ETA {hours:.1f} h at this run's {trained / max(seconds, 1e-9):,.0f} tokens/s"
+    rate = trained / max(seconds, 1e-9)
+    return f"{left:,} tokens left, ETA {left / max(rate, 1e-9) / 3600:.1f} h at this run's {rate:,.0f} tokens/s"
 
 
 def _saved_model(model_dir: Path) -> Path | None:
