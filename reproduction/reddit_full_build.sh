@@ -10,6 +10,8 @@
 # the build continues from $BUILD/data/embed/REDDIT-BINARY.struc2vec.npy.ckpt/ (walk rounds, then 50 skip-gram
 # chunks of 40-60 min of one thread each) and writes the embedding and the store into $BUILD/data/. Its stages are
 # logged to $BUILD/logs/embed_REDDIT-BINARY_full.log (and its peak memory, by GNU time, when it ends on its own).
+# A run that finds the embedding and the store in $BUILD/data exits 0 at once (reddit_full_protocol.sh, started beside
+# it, then moves on to the protocol), and one that finds the embedding alone stops rather than start over.
 # One run at a time: the pinned code predates the checkpoint folder's own lock, so this script holds
 # $BUILD/logs/reddit_full_build.lock (flock: dropped when the run dies) and a second run exits with 75.
 set -uo pipefail
@@ -20,6 +22,15 @@ main() {
   mkdir -p logs
   exec 9>>logs/reddit_full_build.lock
   flock -n 9 || { echo "== $(date -u) another run holds $(pwd)/logs/reddit_full_build.lock"; exit 75; }
+  # built: a finished build removes its checkpoint folder, so running it again would start the 35 hours over
+  if [[ -f data/embed/REDDIT-BINARY.struc2vec.npy ]]; then
+    if [[ -f data/sets/REDDIT-BINARY.struc2vec.npz ]]; then
+      echo "== $(date -u) the store is built in $(pwd)/data: nothing to do"; echo "== $(date -u) exit 0"; exit 0
+    fi
+    echo "== $(date -u) $(pwd)/data/embed/REDDIT-BINARY.struc2vec.npy is built but its store is not (stopped between"
+    echo "   the two): make the store from it with graph_store as embed_seed.py does, not by running the build again"
+    echo "== $(date -u) exit 1"; exit 1
+  fi
   . .venv/bin/activate || exit 1
   echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD)"
   /usr/bin/time -v python -c "
