@@ -28,10 +28,18 @@ draw per input is compared, and a draw alone moves a cell by up to several point
 a test: were the reference's draw just another draw, it would fall below all three by chance one time in four. The
 signed mean says whether a move is the shortfall closing (most record cells are below the paper's) or cells
 overshooting.
+
+The rule for more draws of the reference input, stated 2026-11-29 before any of their runs (reproduction/LOG.md;
+struc2vec seeds 1-2 in <lead>/seed<S>/, reproduction/reference_draws.sh): per dataset, the five baselines' mean
+absolute distance to the paper on each reference draw against each draw of the paper's wording, all on folds 0-29.
+"toward" when every reference draw lies below every paper-wording draw (3 + 3 draws: one time in twenty by chance),
+"away" when every one lies above, "cannot tell" otherwise, "open" until three draws a side hold the 30 folds. The
+record keeps its input unless at least three of the four datasets read "toward".
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import pandas as pd
@@ -110,14 +118,32 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def draws(paper_draws: dict[int, pd.DataFrame], lead: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
+#: draws a side before :func:`draw_reading` reads anything but "open"
+DRAWS_NEEDED = 3
+
+
+def draw_reading(reference: list[float], wording: list[float], folds: int) -> str:
+    """The baselines' distances to the paper on the reference draws against those on the paper wording's draws (the
+    rule of the module docstring): "toward" (all below), "away" (all above), "cannot tell", or "open" (fewer than
+    :data:`DRAWS_NEEDED` draws a side, or fewer than :data:`FOLDS` folds)."""
+    if folds < FOLDS or min(len(reference), len(wording)) < DRAWS_NEEDED:
+        return f"open ({len(reference)} reference draws, {len(wording)} of the paper's wording, {folds} folds)"
+    if max(reference) < min(wording):
+        return "toward"
+    return "away" if min(reference) > max(wording) else "cannot tell"
+
+
+def draws(paper_draws: dict[int, pd.DataFrame], reference_draws: dict[int, pd.DataFrame],
+          datasets: list[str]) -> pd.DataFrame:
     """One row per dataset: the five baselines' mean absolute and mean signed distance to the paper's cells on each
-    draw of the paper's wording (``paper_draws``: struc2vec seed -> runs) and on the reference's (``lead``), over the
-    first folds every reference baseline holds (0..F-1, F at most :data:`FOLDS`; a draw without them all: no number),
-    and whether the reference's absolute distance is below every draw's (NA without a distance to compare)."""
+    draw of the paper's wording (``paper_draws``: struc2vec seed -> runs) and of the reference's (``reference_draws``;
+    seed 0, the measurement's, sets the folds and the grid), over the first folds every seed-0 reference baseline
+    holds (0..F-1, F at most :data:`FOLDS`; a draw without them all: no number), whether seed 0's absolute distance is
+    below every paper-wording draw's (NA without a distance to compare), and :func:`draw_reading`'s reading."""
     paper = reported_results().set_index(["dataset", "method"])["mean"]
     frames = {("paper", seed): frame for seed, frame in paper_draws.items()}
-    frames[("reference", 0)] = lead
+    frames.update({("reference", seed): frame for seed, frame in reference_draws.items()})
+    lead = reference_draws[0]
     rows = []
     for dataset in datasets:
         part = lead[(lead["dataset"] == dataset) & lead["model"].isin(BASELINES)]
@@ -130,14 +156,32 @@ def draws(paper_draws: dict[int, pd.DataFrame], lead: pd.DataFrame, datasets: li
         dist = means.sub([paper.get((dataset, m), float("nan")) for m in BASELINES], axis=0)
         absolute, signed = dist.abs().mean(skipna=False), dist.mean(skipna=False)
         ours = [c for c in dist.columns if c[0] == "paper" and pd.notna(absolute[c])]
+        refs = [c for c in dist.columns if c[0] == "reference" and pd.notna(absolute[c])]
         ref = ("reference", 0)
         rows.append({"dataset": dataset, "folds": folds, "paper's wording draws": len(ours),
                      "|draws - paper|": ", ".join(f"{absolute[c]:.2f}" for c in ours),
                      "|reference - paper|": absolute[ref],
                      "draws - paper": ", ".join(f"{signed[c]:+.2f}" for c in ours), "reference - paper": signed[ref],
                      "reference closer than every draw": (all(absolute[ref] < absolute[c] for c in ours)
-                                                          if ours and pd.notna(absolute[ref]) else pd.NA)})
+                                                          if ours and pd.notna(absolute[ref]) else pd.NA),
+                     "|reference draws - paper|": ", ".join(f"{absolute[c]:.2f}" for c in refs),
+                     "reference draws - paper": ", ".join(f"{signed[c]:+.2f}" for c in refs),
+                     "draws against draws": draw_reading([absolute[c] for c in refs], [absolute[c] for c in ours],
+                                                         folds)})
     return pd.DataFrame(rows)
+
+
+def draws_verdict(noise: pd.DataFrame) -> tuple[str, str]:
+    """The rule for more reference draws (the module docstring) over :func:`draws`'s rows: ("toward" | "not toward"
+    | "open", the datasets' readings in one sentence); "not toward" as soon as the open ones could not make three."""
+    n = noise.set_index("dataset")
+    readings = {d: (n.loc[d, "draws against draws"] if d in n.index else "open (not measured)") for d in JUDGED}
+    toward = [d for d, r in readings.items() if r == "toward"]
+    open_ = [d for d, r in readings.items() if r.startswith("open")]
+    reason = "; ".join(f"{d} {r}" for d, r in readings.items())
+    if len(toward) >= 3:
+        return "toward", reason
+    return ("open" if len(toward) + len(open_) >= 3 else "not toward"), reason
 
 
 def draw_sd(paper_draws: dict[int, pd.DataFrame], datasets: list[str]) -> dict[tuple[str, str], float]:
@@ -261,7 +305,9 @@ def main(argv: list[str] | None = None) -> None:
     if out.empty:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
     paper_draws = {seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}
-    noise = draws(paper_draws, lead, args.dataset or GRAPHS)
+    reference_draws = {0: lead, **{seed: pd.read_csv(f"{args.lead}/seed{seed}/runs.csv") for seed in (1, 2)
+                                   if os.path.isfile(f"{args.lead}/seed{seed}/runs.csv")}}
+    noise = draws(paper_draws, reference_draws, args.dataset or GRAPHS)
     judged = summary(out)
     outcome, reason = verdict(judged, noise)
     text = "\n\n".join([out.round(2).to_markdown(index=False), judged.round(2).fillna("").to_markdown(index=False),
@@ -269,7 +315,9 @@ def main(argv: list[str] | None = None) -> None:
                          noise.round(2).to_markdown(index=False),
                          f"The judgement (the rule in reproduction/struc2vec_reference.py): **{outcome}**: {reason}.",
                          "Without the draw condition (the rule as first stated, before it was added): **{}**: {}."
-                         .format(*verdict(judged, noise, with_draws=False))])
+                         .format(*verdict(judged, noise, with_draws=False)),
+                         "Draws against draws (the rule for more reference draws, in the same docstring): **{}**: {}."
+                         .format(*draws_verdict(noise))])
     print(text)
     if args.markdown:
         write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))

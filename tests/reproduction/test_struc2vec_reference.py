@@ -92,12 +92,13 @@ def test_the_draws_table_sets_the_reference_beside_each_draw_of_the_papers_wordi
              2: _runs("MUTAG", at, 8)}                                          # too few folds: no number
     lead = pd.concat([_runs("MUTAG", {m: a - 0.01 for m, a in at.items()}, 12),
                       _runs("MUTAG", dict.fromkeys(script.BASELINES, 0.5), 14).query("model == 'deepsets' and split >= 12")])
-    row = script.draws(draws, lead, ["MUTAG", "PROTEINS"]).iloc[0]       # PROTEINS: no reference fold, no row
+    row = script.draws(draws, {0: lead}, ["MUTAG", "PROTEINS"]).iloc[0]  # PROTEINS: no reference fold, no row
     assert row["folds"] == 12 and row["paper's wording draws"] == 2      # every baseline holds folds 0-11
     assert row["|draws - paper|"] == "4.00, 2.00" and row["draws - paper"] == "-4.00, +2.00"
     assert abs(row["|reference - paper|"] - 1.0) < 1e-9 and abs(row["reference - paper"] + 1.0) < 1e-9
     assert row["reference closer than every draw"]
-    assert len(script.draws(draws, lead, ["MUTAG", "PROTEINS"])) == 1
+    assert row["|reference draws - paper|"] == "1.00" and row["draws against draws"].startswith("open (1 reference")
+    assert len(script.draws(draws, {0: lead}, ["MUTAG", "PROTEINS"])) == 1
 
 
 def test_the_draw_sd_is_over_the_draws_that_hold_all_30_folds():
@@ -111,9 +112,40 @@ def test_the_draw_sd_is_over_the_draws_that_hold_all_30_folds():
 
 def test_without_a_draw_to_compare_the_draws_table_says_na():
     at = dict.fromkeys(script.BASELINES, 0.8)
-    row = script.draws({0: _runs("MUTAG", at, 5)}, _runs("MUTAG", at, 12), ["MUTAG"]).iloc[0]   # the draw lacks folds 5-11
+    row = script.draws({0: _runs("MUTAG", at, 5)}, {0: _runs("MUTAG", at, 12)}, ["MUTAG"]).iloc[0]   # lacks folds 5-11
     assert row["folds"] == 12 and row["paper's wording draws"] == 0 and row["|draws - paper|"] == ""
     assert pd.isna(row["reference closer than every draw"])
+
+
+def test_three_reference_draws_against_three_of_the_papers_wording_read_toward_only_when_all_lie_below():
+    paper = script.reported_results().set_index(["dataset", "method"])["mean"]
+    at = {m: paper[("IMDB-BINARY", m)] / 100 for m in script.BASELINES}
+
+    def off(points, folds=30):
+        return _runs("IMDB-BINARY", {m: a - points / 100 for m, a in at.items()}, folds)
+
+    wording = {0: off(3), 1: off(2), 2: off(4)}
+    row = script.draws(wording, {0: off(1), 1: off(1.5), 2: off(-1.9)}, ["IMDB-BINARY"]).iloc[0]
+    assert row["|reference draws - paper|"] == "1.00, 1.50, 1.90" and row["draws against draws"] == "toward"
+    row = script.draws(wording, {0: off(1), 1: off(1.5), 2: off(2.5)}, ["IMDB-BINARY"]).iloc[0]   # 2.5 > 2
+    assert row["draws against draws"] == "cannot tell"
+    assert script.draw_reading([5.0, 4.5, 6.0], [3.0, 2.0, 4.0], 30) == "away"
+    assert script.draw_reading([2.0, 2.0, 2.0], [2.0, 3.0, 4.0], 30) == "cannot tell"   # a tie is not below
+    row = script.draws(wording, {0: off(1), 1: off(1.5), 2: off(1.2, folds=29)}, ["IMDB-BINARY"]).iloc[0]
+    assert row["draws against draws"] == "open (2 reference draws, 3 of the paper's wording, 30 folds)"
+    assert script.draw_reading([1.0, 1.0, 1.0], [2.0, 2.0, 2.0], 29).startswith("open")
+
+
+def test_the_draws_verdict_needs_three_datasets_toward_and_is_decided_when_too_few_can_be():
+    def noise(readings):
+        return pd.DataFrame({"dataset": script.JUDGED, "draws against draws": readings})
+
+    outcome, reason = script.draws_verdict(noise(["toward", "toward", "cannot tell", "toward"]))
+    assert outcome == "toward" and reason == "MUTAG toward; IMDB-BINARY toward; IMDB-MULTI cannot tell; PROTEINS toward"
+    assert script.draws_verdict(noise(["toward", "toward", "open (1 reference draws)", "away"]))[0] == "open"
+    assert script.draws_verdict(noise(["toward", "cannot tell", "open (1 reference draws)", "away"]))[0] == "not toward"
+    outcome, reason = script.draws_verdict(noise(["toward", "toward", "toward", "away"]).iloc[:2])
+    assert outcome == "open" and reason.endswith("IMDB-MULTI open (not measured); PROTEINS open (not measured)")
 
 
 def _judged(rows: list[tuple[str, int, float, float]]) -> pd.DataFrame:
