@@ -13,7 +13,8 @@
 #   1. the raw files in the clone (from the mirror), then the build's embedding and store copied after them, so that
 #      Snakemake finds the store newer than its inputs; a dry run must then plan nothing but the budget (a struc2vec
 #      job here would be 35 hours of rebuilding: the script stops instead);
-#   2. the budget on the store's own sets, once (results/budget/protocol.md, reddit_full_budget.yaml);
+#   2. the budget on the store's own sets, once (results/budget/protocol.md, reddit_full_budget.yaml): it times
+#      epochs, so nothing else should run then (pause other jobs by PID for its few minutes);
 #   3. campaign_packs.sh: the records of reproduction/reddit_full restored, the missing runs trained fold by fold
 #      (WORKERS one-thread processes, default 2). Commit what finished after each session with
 #        python -m repset.pipeline.record export ../reddit_full/results/runs reproduction/reddit_full
