@@ -179,9 +179,9 @@ def draws_verdict(noise: pd.DataFrame) -> tuple[str, str]:
     toward = [d for d, r in readings.items() if r == "toward"]
     open_ = [d for d, r in readings.items() if r.startswith("open")]
     reason = "; ".join(f"{d} {r}" for d, r in readings.items())
-    if len(toward) >= 3:
+    if len(toward) >= TOWARD_NEEDED:
         return "toward", reason
-    return ("open" if len(toward) + len(open_) >= 3 else "not toward"), reason
+    return ("open" if len(toward) + len(open_) >= TOWARD_NEEDED else "not toward"), reason
 
 
 def draw_sd(paper_draws: dict[int, pd.DataFrame], datasets: list[str]) -> dict[tuple[str, str], float]:
@@ -199,6 +199,8 @@ def draw_sd(paper_draws: dict[int, pd.DataFrame], datasets: list[str]) -> dict[t
 
 #: the datasets the judgement counts (REDDIT-BINARY's protocol is reduced: not measured on 30 folds)
 JUDGED = GRAPHS[:4]
+#: datasets of :data:`JUDGED` that must read "toward" for either rule to read so
+TOWARD_NEEDED = 3
 
 
 def _true(flag) -> bool:
@@ -226,7 +228,7 @@ def verdict(judged: pd.DataFrame, noise: pd.DataFrame, with_draws: bool = True) 
             failed.append(f"{d} ({'; '.join(why)})")
         else:
             passed.append(d)
-    need = 3
+    need = TOWARD_NEEDED
     counts = (f"{len(passed)} of {len(JUDGED)} datasets pass ({', '.join(passed) or 'none'}); "
               f"failing: {', '.join(failed) or 'none'}")
     if len(passed) + len(open_) < need:
