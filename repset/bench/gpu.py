@@ -11,8 +11,10 @@ Two tables, both on the same device in one process:
   each solver's largest relative value difference to ``numba`` (else ``cuda``) on the same problems.
 - ``epoch_seconds``: RepSet training epochs (the real trainer, padded batches, synthetic Gaussian sets of
   the datasets' shapes) with the ``cuda`` solver (its ``backend`` column says which ran), ``cuda-lockstep``
-  and the ``numba`` solver (CPU, its pairs copied to the device), after one warm-up epoch;
-  ``speedup_vs_numba`` = numba seconds / the row's seconds on the same device.
+  and the ``numba`` solver (CPU, its pairs copied to the device), after one warm-up epoch (its seconds in
+  ``first_epoch_seconds``); ``speedup_vs_numba`` = numba seconds / the row's seconds on the same device.
+  With ``--raw``, also ``reddit-fold0``: REDDIT-BINARY fold 0's training graphs with their real node counts
+  (6-3,648, ragged) and Gaussian 20-d nodes, where the kernel meets a new padded shape batch after batch.
 
 ``python -m repset.bench.gpu --device cuda --out DIR`` writes ``solver_seconds.csv``,
 ``epoch_seconds.csv`` and ``environment.json`` (see ``.ci/gpu_check.sh``). Nothing here needs pandas,
@@ -34,6 +36,7 @@ import torch
 from solvers import get_solver
 from solvers.tla import TLA
 from repset.bench.epoch import EpochShape, synthetic_sets
+from repset.sets import SetDataset
 from repset.threads import passive_numba_pool
 from repset.training.classifier import SetClassifier, build_layer
 from repset.training.trainer import TrainConfig, fit, seed_everything
@@ -50,6 +53,8 @@ EPOCH_SHAPES: dict[str, EpochShape] = {
     "twitter": EpochShape(n_sets=2176, set_size=10, d=300, m=50, k=20, batch_size=64, n_classes=3),
 }
 SOLVERS = ("cuda", "cuda-lockstep", "numba", "numba+transfer", TLA)
+#: the epoch shape of REDDIT-BINARY's real, ragged set sizes (``--raw``): a new padded shape per batch
+RAGGED = "reddit-fold0"
 
 
 def _sync(device: torch.device) -> None:
@@ -165,33 +170,42 @@ def _row(shape_name: str, shape: Sequence[int], solver: str, device: torch.devic
 
 def epoch_seconds(shapes: dict[str, EpochShape] | None = None, device: str | torch.device = "cuda",
                   solvers: Sequence[str] = ("cuda", "cuda-lockstep", "numba"), repeats: int = 3, seed: int = 0,
-                  max_sets: int | None = None) -> list[dict]:
+                  max_sets: int | None = None, datasets: dict[str, SetDataset] | None = None) -> list[dict]:
     """One row per (shape, solver): median, min and max seconds of ``repeats`` RepSet training epochs
-    (after a warm-up epoch) on ``device``; ``max_sets`` caps the training sets (a shorter epoch: for CPUs)."""
+    after a warm-up epoch (``first_epoch_seconds``: with the ``cuda`` solver's kernel, it compiles each new
+    padded shape) on ``device``; ``max_sets`` caps the synthetic training sets (a shorter epoch: for CPUs).
+    ``datasets``: shape name -> the sets to train on instead of the shape's synthetic ones (ragged sizes;
+    the shape gives d, m, |Y|, batch size and classes)."""
     device = torch.device(device)
     rows = []
     for shape_name, shape in (shapes or EPOCH_SHAPES).items():
-        if max_sets is not None:
-            shape = replace(shape, n_sets=min(shape.n_sets, int(max_sets)))
-        data = synthetic_sets(shape, seed)
+        if datasets and shape_name in datasets:
+            data = datasets[shape_name]
+        else:
+            if max_sets is not None:
+                shape = replace(shape, n_sets=min(shape.n_sets, int(max_sets)))
+            data = synthetic_sets(shape, seed)
+        sizes = np.diff(data.offsets.numpy())
         seconds_by_solver = {}
         for name in solvers:
             try:
                 seed_everything(seed)
                 solver = get_solver("cuda", device=device, backend="lockstep") if name == "cuda-lockstep" else name
-                layer = build_layer("repset", shape.d, n_hidden_sets=shape.m, hidden_set_size=shape.k, solver=solver)
+                layer = build_layer("repset", data.dim, n_hidden_sets=shape.m, hidden_set_size=shape.k, solver=solver)
             except ImportError as err:
                 rows.append({"shape": shape_name, "solver": name, "status": f"skipped: {err}"})
                 continue
             config = TrainConfig(epochs=repeats + 1, batch_size=shape.batch_size, lr=1e-3, patience=None,
                                  seed=seed, device=str(device), distinct_elements=False)
-            seconds = fit(SetClassifier(layer, shape.n_classes), data, config)["epoch_seconds"][1:]
+            first, *seconds = fit(SetClassifier(layer, shape.n_classes), data, config)["epoch_seconds"]
             seconds_by_solver[name] = statistics.median(seconds)
-            print(f"  {shape_name} {name}: epochs of {[round(s, 3) for s in seconds]} s", flush=True)
-            rows.append({"shape": shape_name, "solver": name, "device": str(device), "sets": shape.n_sets,
-                         "set_size": shape.set_size, "d": shape.d, "m": shape.m, "k": shape.k,
-                         "batch_size": shape.batch_size, "epoch_seconds": statistics.median(seconds),
-                         "min_seconds": min(seconds), "max_seconds": max(seconds), "repeats": repeats, "status": "ok",
+            print(f"  {shape_name} {name}: first epoch {first:.3f} s, then {[round(s, 3) for s in seconds]} s",
+                  flush=True)
+            rows.append({"shape": shape_name, "solver": name, "device": str(device), "sets": len(sizes),
+                         "set_size": float(sizes.mean()), "max_set_size": int(sizes.max()), "d": data.dim,
+                         "m": shape.m, "k": shape.k, "batch_size": shape.batch_size,
+                         "epoch_seconds": statistics.median(seconds), "min_seconds": min(seconds),
+                         "max_seconds": max(seconds), "first_epoch_seconds": first, "repeats": repeats, "status": "ok",
                          "backend": layer.solver.backend_for(device) if hasattr(layer.solver, "backend_for") else ""})
         if "numba" in seconds_by_solver:
             for row in rows[-len(seconds_by_solver):]:
@@ -246,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         choices=["cuda", "cuda-lockstep", "numba"], help="solvers of the epoch table")
     parser.add_argument("--compile", action="store_true", help="also time the cuda solver with torch.compile")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    parser.add_argument("--raw", default=None, help="folder holding REDDIT-BINARY/REDDIT-BINARY.zip: adds the "
+                        "epoch shape reddit-fold0 (fold 0's training graphs' node counts, Gaussian nodes)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -263,8 +279,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if out:
         _write(rows, out / "solver_seconds.csv")
     if not args.no_epochs:
-        rows = epoch_seconds({s: EPOCH_SHAPES[s] for s in args.shapes}, device, args.epoch_solvers,
-                             repeats=args.epoch_repeats, max_sets=args.max_sets)
+        epoch_shapes, datasets = {s: EPOCH_SHAPES[s] for s in args.shapes}, {}
+        if args.raw:
+            from repset.bench.graph_scale import fold_sizes, synthetic
+
+            sizes = fold_sizes("REDDIT-BINARY", args.raw)["train"]
+            epoch_shapes[RAGGED] = replace(EPOCH_SHAPES["reddit"], n_sets=len(sizes), set_size=int(sizes.max()))
+            datasets[RAGGED] = synthetic(sizes, EPOCH_SHAPES["reddit"].d, seed=0)
+        rows = epoch_seconds(epoch_shapes, device, args.epoch_solvers, repeats=args.epoch_repeats,
+                             max_sets=args.max_sets, datasets=datasets)
         _print(f"RepSet training-epoch seconds on {device}", rows)
         if out:
             _write(rows, out / "epoch_seconds.csv")
