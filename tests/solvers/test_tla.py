@@ -150,3 +150,33 @@ def test_ragged_batches_of_many_sizes_reach_the_kernel_in_few_shapes(stand_in, m
             assert float(W[p, torch.arange(int(n[p])), got].sum()) == pytest.approx(float(W[p, r, c].sum()), rel=1e-12)
     assert {r for r, _ in shapes} == {8}
     assert len(set(shapes)) == len({compiled_size(C) for C in range(1, 121)}) == 17
+
+
+def test_kernel_calls_stay_under_the_element_bound_with_the_same_matchings(stand_in, monkeypatch):
+    """Problems whose padded costs pass the bound go to the kernel in several calls, each within it (the
+    real kernel's 32-bit offsets fail past 2**31 elements), and give the matchings of one call."""
+    calls = []
+    monkeypatch.setattr(stand_in, "batch_linear_assignment", lambda cost: calls.append(cost.numel()) or _stand_in(cost))
+    rng = np.random.default_rng(5)
+    W = torch.from_numpy(np.maximum(rng.normal(size=(11, 5, 9)), 0))
+    each = compiled_size(5) * compiled_size(9)                               # 8 x 10 padded costs a problem
+    n, k = torch.from_numpy(rng.integers(0, 6, 11)), torch.from_numpy(rng.integers(5, 10, 11))
+    whole = solve_lengths_tla(W, n, k)
+    assert each == 80 and calls == [11 * each]
+    calls.clear()
+    split = solve_lengths_tla(W, n, k, max_elements=4 * each + each - 1)    # 4 problems a call: 4 + 4 + 3
+    assert calls == [4 * each, 4 * each, 3 * each] and torch.equal(split, whole)
+    calls.clear()
+    assert torch.equal(solve_lengths_tla(W, n, k, max_elements=1), whole) and calls == [each] * 11
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_kernel_in_several_calls_gives_one_calls_matchings():
+    if tla_unavailable(torch.device("cuda")):
+        pytest.skip(tla_unavailable(torch.device("cuda")))
+    g = torch.Generator(device="cuda").manual_seed(0)
+    W = torch.rand((300, 50, 430), device="cuda", dtype=torch.float64, generator=g)
+    n = torch.full((300,), 50, device="cuda")
+    k = torch.randint(50, 431, (300,), device="cuda", generator=g)
+    each = compiled_size(50) * compiled_size(430)
+    assert torch.equal(solve_lengths_tla(W, n, k, max_elements=64 * each), solve_lengths_tla(W, n, k))
