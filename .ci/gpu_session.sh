@@ -8,7 +8,8 @@
 #
 # Before the call, here: put the stores the runs read in data/sets/ and the missing record paths in $JOBS
 # (python -m repset.pipeline.pack config.yaml --dataset MUTAG --list > device_jobs/paths.txt, in the clone
-# whose results/runs holds the finished records) and the commit in device_jobs/commit; carry both. LIMIT: seconds for the whole script (the
+# whose results/runs holds the finished records) and the commit in device_jobs/commit; carry both, and .ci/wheels
+# (bash .ci/device_wheels.sh: the packages the device lacks). LIMIT: seconds for the whole script (the
 # runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone. VERIFY_ARGS:
 # `record verify` arguments (--record NAME ...) for records to rerun there, reported at the end of runs.log.
 # PACK_ARGS: more arguments for the pack driver (--configfile reproduction/init_small.yaml).
