@@ -13,8 +13,9 @@
 # runs stop starting LIMIT - MARGIN seconds in). SKIP_CHECK=1 runs the protocol chunk alone. VERIFY_ARGS:
 # `record verify` arguments (--record NAME ...) for records to rerun there, reported at the end of runs.log.
 # PACK_ARGS: more arguments for the pack driver (--configfile reproduction/init_small.yaml).
-# GPU_JOBS: a second list of record paths, trained at the same time by one worker on the GPU with
-# GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has one worker less.
+# GPU_JOBS: a second list of record paths, trained at the same time on the GPU by GPU_WORKERS processes (default
+# 1; several can share it: REDDIT-BINARY's RepSet kept it busy 0.24-0.48 s per epoch, 2026-11-30) with
+# GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has as many workers less.
 # STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first.
 # Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
 # pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead;
@@ -26,7 +27,9 @@ OUT=${OUT:-$PWD/gpu_session_out}
 JOBS=${JOBS:-device_jobs/paths.txt}
 LIMIT=${LIMIT:-560}
 MARGIN=${MARGIN:-45}
-if [ -n "${GPU_JOBS:-}" ]; then WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}; else WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}; fi
+GPU_WORKERS=${GPU_WORKERS:-1}
+if [ -n "${GPU_JOBS:-}" ]; then WORKERS=${WORKERS:-$(( $(nproc) - 1 - GPU_WORKERS ))}; else WORKERS=${WORKERS:-$(( $(nproc) - 1 ))}; fi
+(( WORKERS >= 1 )) || WORKERS=1
 mkdir -p "$OUT"
 END_BUDGET=${END_BUDGET:-reproduction/budget/graphs_stores.csv}
 BUDGET_ARGS=(); [ -f "$END_BUDGET" ] && BUDGET_ARGS=(--budget "$END_BUDGET")
@@ -56,9 +59,9 @@ left=$(( LIMIT - MARGIN - SECONDS ))
 hard=$(( LIMIT - 20 - SECONDS ))
 end_at=$(( $(date +%s) + hard - 5 ))   # the packs' --end as a clock time: their imports count too
 if [ -n "${GPU_JOBS:-}" ]; then
-  echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, one worker, no new run after ${left} s"
+  echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, $GPU_WORKERS workers, no new run after ${left} s"
   timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
-    --paths-from "$GPU_JOBS" --workers 1 --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/gpu_runs.log" 2>&1 &
+    --paths-from "$GPU_JOBS" --workers "$GPU_WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/gpu_runs.log" 2>&1 &
   gpu_pid=$!
 fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
