@@ -16,7 +16,8 @@
 # GPU_JOBS: a second list of record paths, trained at the same time on the GPU by GPU_WORKERS processes (default
 # 1; several can share it: REDDIT-BINARY's RepSet kept it busy 0.24-0.48 s per epoch, 2026-11-30) with
 # GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has as many workers less.
-# STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first.
+# STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first; with
+# REDDIT-BINARY's planes the tree passes 64 MiB: bash .ci/tree_aside.sh out before the call, back after it.
 # Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
 # pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead;
 # a kind not finished yet is judged by END_BUDGET's seconds per run (default reproduction/budget/graphs_stores.csv,
