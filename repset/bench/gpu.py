@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             from repset.bench.graph_scale import fold_sizes, synthetic
 
             sizes = fold_sizes("REDDIT-BINARY", args.raw)["train"]
-            epoch_shapes[RAGGED] = replace(EPOCH_SHAPES["reddit"], n_sets=len(sizes), set_size=int(sizes.max()))
+            epoch_shapes[RAGGED] = EPOCH_SHAPES["reddit"]      # its d, m, |Y| and batches; the sets are the data's
             datasets[RAGGED] = synthetic(sizes, EPOCH_SHAPES["reddit"].d, seed=0)
         rows = epoch_seconds(epoch_shapes, device, args.epoch_solvers, repeats=args.epoch_repeats,
                              max_sets=args.max_sets, datasets=datasets)
