@@ -16,6 +16,8 @@
 # GPU_JOBS: a second list of record paths, trained at the same time on the GPU by GPU_WORKERS processes (default
 # 1; several can share it: REDDIT-BINARY's RepSet kept it busy 0.24-0.48 s per epoch, 2026-11-30) with
 # GPU_PACK_ARGS (default: --configfile reproduction/device_cuda.yaml); the CPU pack then has as many workers less.
+# RUNS_FROM: a tar.gz of records (results/runs/<dataset>/...) unpacked first, where the runs need a clone's records (the
+# chosen runs' grid choices; the store check); its records come back in records.tar.gz too (collect skips them).
 # STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first; with
 # REDDIT-BINARY's planes the tree passes 64 MiB: bash .ci/tree_aside.sh out before the call, back after it.
 # Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
@@ -38,6 +40,7 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 # the copy travels with the session's starting .git: records name the commit written here beforehand
 # (git rev-parse HEAD > device_jobs/commit; commit first)
 [ -f "$(dirname "$JOBS")/commit" ] && export REPSET_GIT_COMMIT="$(cat "$(dirname "$JOBS")/commit")"
+if [ -n "${RUNS_FROM:-}" ]; then tar xzf "$RUNS_FROM" || exit 1; fi
 for pair in ${STORE_PLANES:-}; do
   python3 .ci/store_planes.py unpack "${pair%%:*}" "${pair#*:}" || exit 1
 done
