@@ -20,6 +20,8 @@
 # chosen runs' grid choices; the store check); its records come back in records.tar.gz too (collect skips them).
 # STORE_PLANES="FOLDER:STORE ...": stores carried as byte planes (.ci/store_planes.py), rebuilt first; with
 # REDDIT-BINARY's planes the tree passes 64 MiB: bash .ci/tree_aside.sh out before the call, back after it.
+# The logs are opened to append (>>): a killed pack's multiprocessing resource tracker outlives it and writes its
+# warnings at the offset it shares with the pack, over the "exit code" line otherwise (seen 2026-11-30).
 # Every pack is killed 20 s before LIMIT so that the records written so far always come back; before that, a
 # pack starts no run that the longest of its kind so far says would not finish (--end), shorter ones instead;
 # a kind not finished yet is judged by END_BUDGET's seconds per run (default reproduction/budget/graphs_stores.csv,
@@ -56,7 +58,7 @@ fi
 # records drawn beforehand (VERIFY_ARGS="--record ... --record ...") rerun here, on the kind they were trained on,
 # beside the runs (one thread each; the check's timings are already taken)
 if [ -n "${VERIFY_ARGS:-}" ]; then
-  python3 -m repset.pipeline.record verify reproduction $VERIFY_ARGS > "$OUT/verify.log" 2>&1 &
+  python3 -m repset.pipeline.record verify reproduction $VERIFY_ARGS >> "$OUT/verify.log" 2>&1 &
   verify_pid=$!
 fi
 left=$(( LIMIT - MARGIN - SECONDS ))
@@ -65,12 +67,12 @@ end_at=$(( $(date +%s) + hard - 5 ))   # the packs' --end as a clock time: their
 if [ -n "${GPU_JOBS:-}" ]; then
   echo "== $(date -u) GPU runs: $(wc -l < "$GPU_JOBS") listed, $GPU_WORKERS workers, no new run after ${left} s"
   timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${GPU_PACK_ARGS:---configfile reproduction/device_cuda.yaml} \
-    --paths-from "$GPU_JOBS" --workers "$GPU_WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/gpu_runs.log" 2>&1 &
+    --paths-from "$GPU_JOBS" --workers "$GPU_WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" >> "$OUT/gpu_runs.log" 2>&1 &
   gpu_pid=$!
 fi
 echo "== $(date -u) protocol runs: $(wc -l < "$JOBS") listed, $WORKERS workers, no new run after ${left} s"
 timeout -k 10 "$hard" python3 -m repset.pipeline.pack config.yaml ${PACK_ARGS:-} --paths-from "$JOBS" \
-  --workers "$WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" > "$OUT/runs.log" 2>&1
+  --workers "$WORKERS" --deadline "$left" --end-at "$end_at" "${BUDGET_ARGS[@]}" >> "$OUT/runs.log" 2>&1
 echo "exit code $?" >> "$OUT/runs.log"
 tail -n 4 "$OUT/runs.log"
 if [ -n "${gpu_pid:-}" ]; then
