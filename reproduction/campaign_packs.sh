@@ -5,7 +5,7 @@
 #   CLONE=../campaign_graph2 WORKERS=1 setsid nohup nice reproduction/campaign_packs.sh IMDB-MULTI PROTEINS > packs.log 2>&1 &
 #   python -m repset.pipeline.record export $CLONE/results/runs reproduction          # commit what finished
 #
-# Per dataset: build its store in the clone (a graph store with OpenBLAS's SkylakeX kernels where the CPU has AVX-512,
+# Per dataset: build its store in the clone (a graph store with OpenBLAS's SkylakeX kernels where the CPU runs them,
 # as the record's were built: docs/record.md), stop unless its sha256 is the one runs.csv's records name, restore the
 # dataset's records into the clone, then train the missing ones sorted by fold (`pack --paths-from`, WORKERS
 # one-thread processes; LIST_ONLY=1 prints the list instead). The clone's own code trains (its virtualenv: .venv in the clone, else the active one).
@@ -28,9 +28,14 @@ cd "$CLONE" || exit 1
 # the checkout's own choices (a pinned clone may predate them): the records' store kernels, over a machine-wide
 # OPENBLAS_CORETYPE (a VM of 2026-11-27 set Haswell for every process), and the name of a dataset's archive
 checkout_py() { python -c "import sys; sys.path.insert(0, sys.argv[1]); $1" "$CHECKOUT" "${@:2}"; }
-STORE_ENV=$(checkout_py "from repset.provenance import openblas_environment
-print(' '.join(f'{k}={v}' for k, v in openblas_environment().items()))") || exit 1
 for d in "$@"; do
+  # at the dataset's struc2vec dim (the clone's config and STORE_OVERLAYS): an AVX2 CPU runs them below dim 32
+  STORE_ENV=$(checkout_py "
+from repset.pipeline.pack import load_config
+from repset.protocol.plan import struc2vec_options
+from repset.provenance import openblas_environment
+dim = struc2vec_options(sys.argv[2], load_config('config.yaml', sys.argv[3:])).get('dim')
+print(' '.join(f'{k}={v}' for k, v in openblas_environment(dim=dim).items()))" "$d" ${STORE_OVERLAYS:-}) || exit 1
   store=$(python -c "
 import sys, yaml
 from repset.protocol.plan import store_path

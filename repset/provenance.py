@@ -104,16 +104,24 @@ def blas_description() -> str | None:
 
 #: the OpenBLAS kernels the record's graph stores were built with (OpenBLAS's own choice on the AVX-512 EPYCs)
 STORE_OPENBLAS_KERNELS = "SkylakeX"
+#: OpenBLAS's SkylakeX ``sdot``/``saxpy`` (gensim's skip-gram calls them on vectors of the embedding's dim) use
+#: AVX-512 only on whole blocks of this many values; shorter vectors run code that an AVX2 CPU runs too (measured on an
+#: AVX2-only EPYC, OpenBLAS 0.3.30: dim 31 trains, dim 32 stops with SIGILL; docs/record.md)
+SKYLAKEX_AVX512_BLOCK = 32
 
 
-def openblas_environment(cpu: dict | None = None) -> dict[str, str]:
+def openblas_environment(cpu: dict | None = None, dim: int | None = None) -> dict[str, str]:
     """``{"OPENBLAS_CORETYPE": "SkylakeX"}`` (:data:`STORE_OPENBLAS_KERNELS`) where the CPU (:func:`cpu_description`)
-    has AVX-512, else ``{}``. A struc2vec job sets it before numpy loads OpenBLAS, over any value the machine's
-    environment sets (a VM of 2026-11-27 set ``OPENBLAS_CORETYPE=Haswell`` for every process, and its embeddings
-    differed: docs/record.md), so that every AVX-512 CPU builds the record's graph stores byte for byte; an AVX2-only
-    CPU cannot run those kernels, and its stores differ (the train rule refuses to mix them with the records')."""
+    runs those kernels for a skip-gram of ``dim``-dimensional vectors: any CPU with AVX-512, and one with AVX2 and FMA
+    where ``dim`` < :data:`SKYLAKEX_AVX512_BLOCK`; else ``{}`` (``dim`` None: AVX-512 only). A struc2vec job sets it
+    before numpy loads OpenBLAS, over any value the machine's environment sets (a VM of 2026-11-27 set
+    ``OPENBLAS_CORETYPE=Haswell`` for every process, and its embeddings differed: docs/record.md), so that such a CPU
+    builds the record's graph stores byte for byte; on another, its stores differ (the train rule refuses to mix them
+    with the record's)."""
     cpu = cpu_description() if cpu is None else cpu
-    return {"OPENBLAS_CORETYPE": STORE_OPENBLAS_KERNELS} if "avx512f" in (cpu.get("flags") or []) else {}
+    flags = set(cpu.get("flags") or [])
+    runs = "avx512f" in flags or ({"avx2", "fma"} <= flags and dim is not None and dim < SKYLAKEX_AVX512_BLOCK)
+    return {"OPENBLAS_CORETYPE": STORE_OPENBLAS_KERNELS} if runs else {}
 
 
 def openblas_kernels() -> dict[str, str | None]:

@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from repset.provenance import config_hash, package_versions, provenance
 
 
@@ -76,12 +78,47 @@ def test_a_cpu_kind_tells_apart_the_families_that_one_name_covers():
     assert cpu_kind(cpu_description(info)) == "AMD EPYC (family 26, model 2)"
 
 
-def test_struc2vec_jobs_pick_the_record_stores_kernels_where_the_cpu_has_them():
+def test_struc2vec_jobs_pick_the_record_stores_kernels_where_the_cpu_runs_them():
     from repo_paths import ROOT
-    from repset.provenance import openblas_environment
+    from repset.provenance import SKYLAKEX_AVX512_BLOCK, openblas_environment
 
-    avx512 = {"model": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
-    assert openblas_environment(avx512) == {"OPENBLAS_CORETYPE": "SkylakeX"}   # over a machine-wide Haswell too
-    assert openblas_environment({"model": "AMD EPYC", "flags": ["avx2", "fma"]}) == {}   # AVX2 only: cannot run them
+    skylakex = {"OPENBLAS_CORETYPE": "SkylakeX"}
+    avx512, avx2 = {"model": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}, {"model": "AMD EPYC", "flags": ["avx2", "fma"]}
+    assert openblas_environment(avx512) == openblas_environment(avx512, 300) == skylakex   # over a machine-wide Haswell
+    assert openblas_environment(avx2, 20) == openblas_environment(avx2, SKYLAKEX_AVX512_BLOCK - 1) == skylakex
+    assert openblas_environment(avx2, SKYLAKEX_AVX512_BLOCK) == {}    # its AVX-512 block loop would run: SIGILL
+    assert openblas_environment(avx2) == {}                            # dim unknown: AVX-512 only
+    assert openblas_environment({"model": "old", "flags": ["avx2"]}, 20) == {}
     script = (ROOT / "workflow" / "scripts" / "struc2vec.py").read_text()
-    assert script.index("os.environ.update(openblas_environment())") < script.index("from repset.pipeline.data import")
+    assert script.index("os.environ.update(openblas_environment(dim=") < script.index("from repset.pipeline.data import")
+
+
+#: sha256 of the input vectors of the skip-gram below, trained with OpenBLAS's SkylakeX kernels: the same on every CPU
+#: that runs them at dim 20 (computed on an AVX2-only AMD EPYC, family 23; the record's graph stores, built on AVX-512
+#: EPYCs, rebuilt there byte for byte: docs/record.md)
+SKYLAKEX_DIM20_SHA256 = "5971d1d68aa673680dd9f7bc9b634a9d10b8d9169e56ceb539c6694940ecc3e0"
+
+
+def test_the_record_stores_kernels_give_one_skip_gram_on_every_cpu_that_runs_them():
+    """gensim's skip-gram at dim 20 with OPENBLAS_CORETYPE=SkylakeX, in a fresh process: the vectors' sha256 is the
+    one computed on an AVX2-only CPU, so an AVX-512 CPU here checks that both give the record's embeddings."""
+    import os
+    import subprocess
+    import sys
+
+    from repset.provenance import cpu_description, openblas_environment
+
+    if not openblas_environment(cpu_description(), 20):
+        pytest.skip("this CPU cannot run OpenBLAS's SkylakeX kernels at dim 20")
+    code = """
+import hashlib, numpy as np
+from gensim.models import Word2Vec
+rng = np.random.default_rng(0)
+walks = [[str(w) for w in (rng.integers(300) + np.cumsum(rng.integers(-3, 4, 40))) % 300] for _ in range(600)]
+m = Word2Vec(walks, vector_size=20, window=10, min_count=0, sg=1, hs=1, negative=5, workers=1, seed=0, epochs=1)
+print(hashlib.sha256(np.ascontiguousarray(m.wv.vectors).tobytes()).hexdigest())
+"""
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "OPENBLAS_CORETYPE": "SkylakeX"},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == SKYLAKEX_DIM20_SHA256

@@ -216,13 +216,15 @@ def _store_mismatch(store: str, dataset: str, record_dir: str | os.PathLike, new
         why = (f"it was built with other options than the record's store: {'; '.join(options)} (the config's "
                "options for it: a profile such as quick.yaml sets its own)")
     elif graph:
+        dim = (ours_meta.get("struc2vec") or {}).get("dim")
         why = ("a graph store's struc2vec embedding follows the OpenBLAS kernels that build it, and the record's graph "
-               "stores were built with the AVX-512 ones (OPENBLAS_CORETYPE=SkylakeX), which "
-               + (f"this CPU ({cpu_kind(cpu)}) lacks: its stores differ" if not openblas_environment(cpu) else
-                  "this CPU has: this store was built otherwise (delete it and rerun to rebuild it with them)"))
+               "stores were built with the SkylakeX ones (OPENBLAS_CORETYPE=SkylakeX), which "
+               + (f"this CPU ({cpu_kind(cpu)}) cannot run at dim {dim}: its stores differ"
+                  if not openblas_environment(cpu, dim) else
+                  "this CPU runs: this store was built otherwise (delete it and rerun to rebuild it with them)"))
     else:
         why = "it was built from other inputs than the record's store"
-    where = ", built on a CPU with AVX-512" if graph else ""
+    where = ", built on a CPU that runs those kernels" if graph else ""
     return (f"{store}: sha256 {sidecar.get('sha256')}, but the record's {dataset} runs "
             f"({Path(record_dir) / 'runs.csv'}) were trained on {', '.join(theirs)}: {why} (docs/record.md). "
             f"Nothing was trained or restored. Either bring the record's store here ({store} and its .json{where}), "

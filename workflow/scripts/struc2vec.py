@@ -5,7 +5,8 @@ import os
 from repset.provenance import openblas_environment   # light: nothing here loads numpy's or scipy's OpenBLAS yet
 
 ambient = os.environ.get("OPENBLAS_CORETYPE")
-os.environ.update(openblas_environment())   # the record's stores' kernels where the CPU has them (docs/record.md)
+# the record's stores' kernels where the CPU runs them at this dim (docs/record.md)
+os.environ.update(openblas_environment(dim=snakemake.params.options.get("dim")))
 
 from repset.pipeline.data import graph_embedding  # noqa: E402 - after the kernels are chosen
 from repset.pipeline.joblog import job_log  # noqa: E402
