@@ -10,14 +10,16 @@ Prints how many were added, how many the clone already had (its own are kept), a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
 import re
 import sys
 import tarfile
 from collections import Counter
 from pathlib import Path, PurePosixPath
+
+from repset.datasets.download import sha256_file
+from repset.datasets.store import read_sidecar
+from repset.io import atomic_path
 
 __all__ = ["collect", "store_sha256"]
 
@@ -26,17 +28,10 @@ RECORD = re.compile(r"split\d+_seed\d+\.json")
 
 def store_sha256(clone: Path, dataset: str) -> str:
     """The sha256 the clone's store sidecar (data/sets/<dataset>.struc2vec.json) names, checked against the file."""
-    sidecar = clone / "data" / "sets" / f"{dataset}.struc2vec.json"
-    if not sidecar.exists():
-        raise SystemExit(f"{sidecar}: no store sidecar in the clone")
-    named = json.loads(sidecar.read_text())["sha256"]
-    store = sidecar.with_suffix(".npz")
-    h = hashlib.sha256()
-    with open(store, "rb") as f:
-        for block in iter(lambda: f.read(1 << 24), b""):
-            h.update(block)
-    if h.hexdigest() != named:
-        raise SystemExit(f"{store}: sha256 {h.hexdigest()[:16]}..., its sidecar {sidecar.name} names {named[:16]}...")
+    store = clone / "data" / "sets" / f"{dataset}.struc2vec.npz"
+    named, found = read_sidecar(store)["sha256"], sha256_file(store)
+    if found != named:
+        raise SystemExit(f"{store}: sha256 {found[:16]}..., its sidecar {store.stem}.json names {named[:16]}...")
     return named
 
 
@@ -66,9 +61,8 @@ def collect(archive: Path, clone: Path, dataset: str, store: str) -> dict:
             new[target] = data
     for target, data in sorted(new.items()):
         target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(target.name + ".part")
-        part.write_bytes(data)
-        os.replace(part, target)
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(data)
     models = Counter(p.relative_to(clone.joinpath(*prefix.parts)).parts[0] for p in new)
     return {"added": sorted(str(p.relative_to(clone)) for p in new), "kept": kept, "models": dict(sorted(models.items()))}
 

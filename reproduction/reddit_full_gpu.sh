@@ -23,9 +23,10 @@
 # (reproduction/device_records.py); then export and commit them as after a local session.
 set -uo pipefail
 main() {
-  local checkout dataset=REDDIT-BINARY walks=reproduction/reddit_full_walks.yaml
+  local checkout dataset=REDDIT-BINARY walks=reproduction/reddit_full_walks.yaml python
   checkout=$(cd "$(dirname "$0")/.." && pwd)
   cd "$checkout" || exit 1
+  python=$checkout/.venv/bin/python; [[ -x $python ]] || python=python3   # the checkout's repset and its packages
   case "${1:-}" in
     prepare) prepare ;;
     collect) collect "${2:?collect: the folder of the call files (files_at)}" ;;
@@ -38,8 +39,7 @@ clone_dir() { CLONE=$(cd "${CLONE:?CLONE: the worktree that trains the protocol}
 
 prepare() {
   clone_dir
-  local store=data/sets/$dataset.struc2vec.npz pin changed unread digest python all
-  python=$checkout/.venv/bin/python; [[ -x $python ]] || python=python3
+  local store=data/sets/$dataset.struc2vec.npz pin changed unread digest all
   if [[ -n $(git status --porcelain --untracked-files=no) ]]; then
     git status --short --untracked-files=no; echo "prepare: commit the checkout first (the records name its HEAD)"; exit 1
   fi
@@ -88,7 +88,7 @@ EOF
 collect() {
   clone_dir
   local files=$1
-  python3 reproduction/device_records.py "$files/records.tar.gz" "$CLONE" --dataset "$dataset" || exit 1
+  "$python" reproduction/device_records.py "$files/records.tar.gz" "$CLONE" --dataset "$dataset" || exit 1
   bash .ci/tree_aside.sh back || exit 1
   echo "== export: python -m repset.pipeline.record export $CLONE/results/runs reproduction/reddit_full"
 }

@@ -76,7 +76,7 @@ def test_the_store_sha256_is_the_sidecars_and_checked_against_the_file(tmp_path)
     sets.mkdir(parents=True)
     (sets / "REDDIT-BINARY.struc2vec.npz").write_bytes(b"planes")
     digest = hashlib.sha256(b"planes").hexdigest()
-    (sets / "REDDIT-BINARY.struc2vec.json").write_text(json.dumps({"sha256": digest}))
+    (sets / "REDDIT-BINARY.struc2vec.json").write_text(json.dumps({"format": "repset-sets/1", "sha256": digest}))
     assert script.store_sha256(tmp_path, "REDDIT-BINARY") == digest
     (sets / "REDDIT-BINARY.struc2vec.npz").write_bytes(b"other")
     with pytest.raises(SystemExit, match="its sidecar REDDIT-BINARY.struc2vec.json names"):
