@@ -72,6 +72,12 @@ __all__ = ["CudaSolver", "TensorMatching", "solve_lengths"]
 
 _INF = float("inf")
 BACKENDS = ("auto", "lockstep", "tla")
+#: most padded weights (problems x N x K) one solve step gathers; a larger batch is solved in steps under it, each
+#: problem on its own (the same matchings). A step holds about 30 bytes a weight (the gathered float32 weights, the
+#: float64 costs and their temporaries): REDDIT-BINARY's validation batch at m = 100, |Y| = 50 (18,000 problems
+#: of up to 3,782 x 50) gathered at once asked for over 60 GB, and three training processes on one H200 ran out
+#: of its 140 GB (2026-12-04). 2**28 weights: about 8 GB a step.
+SOLVE_ELEMENTS = 2**28
 log = logging.getLogger(__name__)
 
 
@@ -213,10 +219,11 @@ def solve_lengths(W: torch.Tensor, n: torch.Tensor, k: torch.Tensor, step=_dijks
 
 
 def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, k: torch.Tensor,
-                N: int, K: int, **options) -> tuple[torch.Tensor, torch.Tensor, str]:
+                N: int, K: int, max_elements: int | None = None, **options) -> tuple[torch.Tensor, torch.Tensor, str]:
     """``(value (P,) float64, assignment (P, S) long, along)`` of P problems of padded shape (N, K) with
-    lengths ``n``, ``k`` (P,); ``fetch(ids)`` returns the padded weights (len(ids), N, K) of problems ``ids``;
-    ``options`` go to :func:`solve_lengths`."""
+    lengths ``n``, ``k`` (P,); ``fetch(ids)`` returns the padded weights (len(ids), N, K) of problems ``ids``,
+    asked for at most ``max_elements`` (default :data:`SOLVE_ELEMENTS`) padded weights at a time; ``options`` go
+    to :func:`solve_lengths`."""
     solve = options.pop("solve", solve_lengths)
     dev = n.device
     P, S = n.numel(), min(N, K)
@@ -224,25 +231,25 @@ def _solve_flat(fetch: Callable[[torch.Tensor], torch.Tensor], n: torch.Tensor, 
     value = torch.zeros(P, dtype=torch.float64, device=dev)
     assignment = torch.full((P, S), -1, dtype=torch.long, device=dev)
     nonempty = (n > 0) & (k > 0)
+    per_step = max(1, (max_elements or SOLVE_ELEMENTS) // max(1, N * K))
     for transposed in (False, True):
-        ids = (nonempty & ((n > k) if transposed else (n <= k))).nonzero().squeeze(1)
-        if ids.numel() == 0:
-            continue
-        rows, cols = (k[ids], n[ids]) if transposed else (n[ids], k[ids])
-        W = fetch(ids)
-        W = W.transpose(1, 2) if transposed else W
-        W = W[:, : int(rows.max()), : int(cols.max())].contiguous()
-        col4row = solve(W, rows, cols, **options)
-        matched = col4row >= 0
-        picked = W.gather(2, col4row.clamp(min=0)[:, :, None]).squeeze(2).double()
-        value[ids] = torch.where(matched, picked, 0.0).sum(dim=1)
-        index = torch.arange(col4row.shape[1], device=dev).expand_as(col4row)
-        if transposed == (along == "cols"):        # the group's rows are the indexed side
-            assignment[ids, : col4row.shape[1]] = col4row
-        else:                                      # scatter: indexed side = the group's columns
-            part = torch.full((len(ids), S + 1), -1, dtype=torch.long, device=dev)
-            part.scatter_(1, torch.where(matched, col4row, S), index)
-            assignment[ids] = part[:, :S]
+        group = (nonempty & ((n > k) if transposed else (n <= k))).nonzero().squeeze(1)
+        for ids in (group.split(per_step) if group.numel() else ()):
+            rows, cols = (k[ids], n[ids]) if transposed else (n[ids], k[ids])
+            W = fetch(ids)
+            W = W.transpose(1, 2) if transposed else W
+            W = W[:, : int(rows.max()), : int(cols.max())].contiguous()
+            col4row = solve(W, rows, cols, **options)
+            matched = col4row >= 0
+            picked = W.gather(2, col4row.clamp(min=0)[:, :, None]).squeeze(2).double()
+            value[ids] = torch.where(matched, picked, 0.0).sum(dim=1)
+            index = torch.arange(col4row.shape[1], device=dev).expand_as(col4row)
+            if transposed == (along == "cols"):        # the group's rows are the indexed side
+                assignment[ids, : col4row.shape[1]] = col4row
+            else:                                      # scatter: indexed side = the group's columns
+                part = torch.full((len(ids), S + 1), -1, dtype=torch.long, device=dev)
+                part.scatter_(1, torch.where(matched, col4row, S), index)
+                assignment[ids] = part[:, :S]
     return value, assignment, along
 
 

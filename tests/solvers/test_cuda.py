@@ -7,7 +7,8 @@ import torch
 
 from matching_checks import check_matching, layer_like
 from solvers import available_solvers, get_solver
-from solvers.cuda import CudaSolver, solve_lengths
+import solvers.cuda as cuda_module
+from solvers.cuda import CudaSolver, _solve_flat, solve_lengths
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 
@@ -159,3 +160,27 @@ def test_compiled_step_on_the_gpu_equals_scipy():
     compiled = CudaSolver("cuda", compile=True).solve_tensors(torch.from_numpy(np.ascontiguousarray(w)).cuda())
     np.testing.assert_allclose(compiled.value.cpu().numpy(), get_solver("scipy").solve(w).value, rtol=1e-12)
     assert_equals_scipy(w, solver=CudaSolver("cuda", compile=True))
+
+
+def test_large_batches_are_solved_in_steps_of_bounded_size(monkeypatch):
+    """A batch over ``max_elements`` padded weights is gathered and solved in steps under it: the same matchings."""
+    rng = np.random.default_rng(11)
+    P, N, K = 23, 9, 6
+    W = torch.from_numpy(layer_like(rng, P, N, 1, K)[:, 0].copy())     # (P, N, K), ReLU zeros and ties
+    n, k = torch.from_numpy(rng.integers(0, N + 1, size=P)), torch.from_numpy(rng.integers(0, K + 1, size=P))
+    asked = []
+
+    def fetch(ids):
+        asked.append(len(ids))
+        return W[ids]
+
+    whole = _solve_flat(lambda ids: W[ids], n, k, N, K)
+    steps = _solve_flat(fetch, n, k, N, K, max_elements=4 * N * K + 1)
+    assert max(asked) <= 4 and sum(asked) == int(((n > 0) & (k > 0)).sum()) and len(asked) > 2
+    assert all(torch.equal(a, b) for a, b in zip(whole[:2], steps[:2])) and whole[2] == steps[2]
+    table = torch.from_numpy(np.maximum(rng.normal(size=(30, 5, 7)), 0))
+    index, rows = torch.from_numpy(rng.integers(0, 30, size=(6, 12))), torch.from_numpy(rng.integers(0, 13, (6, 1)))
+    default = CudaSolver("cpu").solve_indexed_tensors(table, index, rows)
+    monkeypatch.setattr(cuda_module, "SOLVE_ELEMENTS", 1)     # one problem a step
+    one_by_one = CudaSolver("cpu").solve_indexed_tensors(table, index, rows)
+    assert torch.equal(default.value, one_by_one.value) and torch.equal(default.assignment, one_by_one.assignment)
