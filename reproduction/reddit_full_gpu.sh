@@ -15,8 +15,9 @@
 #   3. the clone's records of the dataset (device_jobs/runs.tar.gz, unpacked there first: the chosen runs read their
 #      grid choices, and a record of another store is refused as here);
 #   4. the ready missing runs (pack --list --ready, in the clone), highest fold first, so that the call and the local
-#      campaign (fold by fold from 0) work from opposite ends: GPU_MODELS' runs (default repset) for the GPU
-#      (device_jobs/gpu_paths.txt), the others for the machine's CPU cores (device_jobs/paths.txt);
+#      campaign (fold by fold from 0) work from opposite ends: GPU_MODELS' runs (default: RepSet and the five
+#      baselines, 10-70x faster there than on a CPU core on 2026-12-04) for the GPU (device_jobs/gpu_paths.txt),
+#      the others (ApproxRepSet) for the machine's CPU cores (device_jobs/paths.txt);
 #   5. the device's wheels (.ci/device_wheels.sh), then the record tables set aside (.ci/tree_aside.sh out), so that
 #      the tree and the carry fit in 64 MiB; `collect` (or `back`) brings them back.
 # collect adds the call's records that the clone lacks, each checked to name the clone's store
@@ -66,7 +67,7 @@ prepare() {
   all=$(cd "$CLONE" && PYTHONPATH=$checkout "$python" -P -m repset.pipeline.pack "$checkout/config.yaml" \
     --configfile "$checkout/$walks" --dataset "$dataset" --list --ready) || { echo "$all"; exit 1; }
   by_fold() { sed -E 's/.*split([0-9]+)_seed.*/\1 &/' | sort -s -k1,1nr | cut -d' ' -f2; }
-  gpu_models="${GPU_MODELS:-repset}"
+  gpu_models="${GPU_MODELS:-repset set_transformer deepsets nn_mean nn_max nn_attention}"
   grep -E "/$dataset/(${gpu_models// /|})/" <<< "$all" | by_fold > device_jobs/gpu_paths.txt
   grep -vE "/$dataset/(${gpu_models// /|})/" <<< "$all" | grep . | by_fold > device_jobs/paths.txt
   git rev-parse HEAD > device_jobs/commit
@@ -77,7 +78,7 @@ prepare() {
        "$(du -scb device_jobs .ci/wheels "${store%.npz}.json" | tail -1 | cut -f1) bytes beside the tree"
   cat <<EOF
 == the call (one \`run\`, timeout_s about LIMIT + 60), carry ["device_jobs", ".ci/wheels", "${store%.npz}.json"]:
-OUT=\$OUT SKIP_CHECK=1 LIMIT=500 GPU_WORKERS=2 RUNS_FROM=device_jobs/runs.tar.gz \\
+OUT=\$OUT SKIP_CHECK=1 LIMIT=540 GPU_WORKERS=3 RUNS_FROM=device_jobs/runs.tar.gz \\
   STORE_PLANES="device_jobs/planes:$store" JOBS=device_jobs/paths.txt GPU_JOBS=device_jobs/gpu_paths.txt \\
   PACK_ARGS="--configfile $walks" GPU_PACK_ARGS="--configfile $walks --configfile reproduction/device_cuda.yaml" \\
   bash .ci/gpu_session.sh
