@@ -16,6 +16,7 @@ whether its values and assignments equal the first row's.
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from collections.abc import Sequence
 
@@ -40,8 +41,8 @@ def indexed_batch(sets: int, max_size: int, median: float, m: int, k: int, dim: 
     table = np.maximum(V @ H, 0).reshape(-1, m, k)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     row_index = np.where(np.arange(max_size) < sizes[:, None], starts[:, None] + np.arange(max_size), 0)
-    as_tensor = lambda a: torch.from_numpy(a).to(device)    # noqa: E731
-    return as_tensor(table), as_tensor(row_index), as_tensor(sizes)
+    table, row_index, lengths = (torch.from_numpy(a).to(device) for a in (table, row_index, sizes))
+    return table, row_index, lengths
 
 
 def solve_steps(table: torch.Tensor, row_index: torch.Tensor, lengths: torch.Tensor, steps: Sequence[int],
@@ -58,7 +59,7 @@ def solve_steps(table: torch.Tensor, row_index: torch.Tensor, lengths: torch.Ten
     try:
         for bound in steps:
             cuda_module.SOLVE_ELEMENTS = int(bound)
-            solve = lambda: solver.solve_indexed_tensors(table, row_index, lengths[:, None], check_values=False)  # noqa: E731
+            solve = functools.partial(solver.solve_indexed_tensors, table, row_index, lengths[:, None], check_values=False)
             result = solve()
             seconds = []
             for _ in range(repeats):
@@ -72,7 +73,7 @@ def solve_steps(table: torch.Tensor, row_index: torch.Tensor, lengths: torch.Ten
                     torch.cuda.synchronize(device)
                 seconds.append(time.perf_counter() - start)
             peak = (torch.cuda.max_memory_allocated(device) - base) / 2**30 if device.type == "cuda" else None
-            first = first or result
+            first = result if first is None else first
             rows.append({"max_elements": int(bound), "problems": P * Q, "padded_weights": P * Q * N * K,
                          "steps": _steps(lengths, Q, K, max(1, int(bound) // (N * K))), "seconds": min(seconds),
                          "peak_gib": peak, "equal": bool(torch.equal(result.value, first.value)
