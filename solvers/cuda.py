@@ -74,9 +74,10 @@ _INF = float("inf")
 BACKENDS = ("auto", "lockstep", "tla")
 #: most padded weights (problems x N x K) one solve step gathers; a larger batch is solved in steps under it, each
 #: problem on its own (the same matchings). A step holds about 30 bytes a weight (the gathered float32 weights, the
-#: float64 costs and their temporaries): REDDIT-BINARY's validation batch at m = 100, |Y| = 50 (18,000 problems
-#: of up to 3,782 x 50) gathered at once asked for over 60 GB, and three training processes on one H200 ran out
-#: of its 140 GB (2026-12-04). 2**28 weights: about 8 GB a step.
+#: float64 costs and their temporaries). A batch of the shape of REDDIT-BINARY's validation batch at m = 100,
+#: |Y| = 50 (18,000 problems of up to 3,782 x 50) took 85.8 GiB at peak gathered at once, where three training
+#: processes on one H200 ran out of its memory, and 7.35 GiB in steps of 2**28, 4x faster (2026-12-04:
+#: python -m repset.bench.solve_steps, docs/performance.md).
 SOLVE_ELEMENTS = 2**28
 log = logging.getLogger(__name__)
 

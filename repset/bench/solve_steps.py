@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from solvers.cuda import CudaSolver
+import solvers.cuda as cuda_module
 
 __all__ = ["indexed_batch", "solve_steps", "main"]
 
@@ -49,9 +49,7 @@ def solve_steps(table: torch.Tensor, row_index: torch.Tensor, lengths: torch.Ten
                 repeats: int = 2) -> list[dict]:
     """One row per step bound in ``steps`` (see the module docstring): the batch solved by the ``cuda`` solver with
     :data:`solvers.cuda.SOLVE_ELEMENTS` set to it."""
-    import solvers.cuda as cuda_module
-
-    solver, device = CudaSolver(table.device), table.device
+    solver, device = cuda_module.CudaSolver(table.device), table.device
     P, N = row_index.shape
     Q, K = table.shape[1:]
     rows, first = [], None
