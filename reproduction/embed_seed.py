@@ -31,6 +31,11 @@ args = parser.parse_args()
 config = load_config("config.yaml", args.configfile)
 name, mirror = args.dataset, config.get("data_mirror")
 options = struc2vec_options(name, config)
+# the record's kernels at the embedding's dim (an AVX2 CPU runs them below dim 32), known only now that the config is
+# read and OpenBLAS loaded: start again with them set
+_wanted = {} if _kernels else openblas_environment(dim=options.get("dim"))
+if _wanted and os.environ.get("OPENBLAS_CORETYPE") != _wanted["OPENBLAS_CORETYPE"]:
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **_wanted})
 graph_embedding(name, "data/raw", f"data/embed/{name}.struc2vec.npy", options, seed=args.seed, mirror=mirror)
 graph_store(name, "data/raw", f"data/embed/{name}.struc2vec.npy", store_path(name, config), seed=config["seed"],
             val_fraction=config["data"]["val_fraction"], options=options, mirror=mirror)
