@@ -15,7 +15,8 @@ from repset.protocol.plan import (describe_override, protocol_for, protocol_over
                                   struc2vec_options)
 from repset.report.tables import DISPLAY
 
-__all__ = ["PAPER_PROTOCOL", "PAPER_GRID", "PAPER_DATASETS", "protocol_differences", "embedding_differences",
+__all__ = ["PAPER_PROTOCOL", "PAPER_GRID", "PAPER_DATASETS", "BUILD_ONLY_OPTIONS", "protocol_differences",
+           "embedding_differences",
            "struc2vec_variants",
            "setup_table", "recorded_training", "recorded_stores", "read_training", "config_file_names"]
 
@@ -46,14 +47,19 @@ def protocol_differences(config: dict) -> list[str]:
     return out
 
 
+#: struc2vec options that change how a store is built, not its values (a resumed build equals an uninterrupted one)
+BUILD_ONLY_OPTIONS = frozenset({"checkpoint"})
+
+
 def embedding_differences(config: dict) -> list[str]:
     """The graph datasets of ``config`` whose node embeddings (``struc2vec.per_dataset``) depart from the struc2vec
     settings every other graph dataset uses, in words (e.g. ``REDDIT-BINARY: struc2vec walks_per_node 1, epochs 1
-    (the other graph datasets: 10, 5)``); none: empty."""
+    (the other graph datasets: 10, 5)``; :data:`BUILD_ONLY_OPTIONS` are no departure); none: empty."""
     defaults, _ = split_per_dataset(config["struc2vec"])
     out = []
     for name in config["datasets"].get("graph") or []:
-        changed = {k: v for k, v in struc2vec_options(name, config).items() if defaults.get(k) != v}
+        changed = {k: v for k, v in struc2vec_options(name, config).items()
+                   if defaults.get(k) != v and k not in BUILD_ONLY_OPTIONS}
         if changed:
             out.append(f"{get_spec(name).name}: struc2vec {', '.join(f'{k} {v}' for k, v in changed.items())} "
                        f"(the other graph datasets: {', '.join(str(defaults.get(k, 'the default')) for k in changed)})")

@@ -227,6 +227,39 @@ def test_the_full_walk_overlay_declares_reddits_store_and_its_ten_repetitions():
     assert len(reddit) == 920 and sum(j.model == "repset" for j in reddit) == 210
 
 
+def test_the_record_overlay_gives_reddit_the_full_walk_store_and_the_rest_the_records():
+    """reddit_full_record.yaml over completed.yaml (the report's list once the full-walk protocol is recorded):
+    REDDIT-BINARY's struc2vec options, protocol and run paths are those of reddit_full_walks.yaml over config.yaml,
+    every other dataset's those of completed.yaml with reddit_reduced.yaml (their stores and records unchanged)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from repset.protocol.jobs import runs
+    from repset.protocol.plan import protocol_for, struc2vec_options
+
+    def over(*names):
+        config = CONFIG
+        for name in names:
+            config = merged(config, yaml.safe_load((ROOT / "reproduction" / f"{name}.yaml").read_text()))
+        return config
+
+    record, full, reduced = over("completed", "reddit_full_record"), over("reddit_full_walks"), over(
+        "completed", "reddit_reduced")
+    jsonschema.validate(record, SCHEMA)
+    check_config(copy.deepcopy(record), SCHEMA)
+    assert struc2vec_options("REDDIT-BINARY", record) == struc2vec_options("REDDIT-BINARY", full)
+    assert protocol_for(record, "REDDIT-BINARY") == protocol_for(full, "REDDIT-BINARY")
+    assert [j.path for j in runs(record, ["REDDIT-BINARY"])] == [j.path for j in runs(full, ["REDDIT-BINARY"])]
+    others = [d for kind in ("text", "graph") for d in record["datasets"][kind] if d != "REDDIT-BINARY"]
+    assert len(others) == 11
+    for dataset in others:
+        assert [j.path for j in runs(record, [dataset])] == [j.path for j in runs(reduced, [dataset])], dataset
+    for dataset in record["datasets"]["graph"][:-1]:
+        assert struc2vec_options(dataset, record) == struc2vec_options(dataset, reduced), dataset
+        assert struc2vec_options(dataset, record)["variant"] == "paper"
+    from repset.report.setup import embedding_differences     # what the report's setup says of it
+    assert embedding_differences(record) == ["REDDIT-BINARY: struc2vec variant reference (the other graph datasets: "
+                                             "paper)"]
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["train"].update(epochs=5.0), r"config key 'train.epochs': 5.0 is not an integer \(write 5\)"),
     (lambda c: c["models"]["repset"]["train"].update(patience=2.0),

@@ -128,6 +128,9 @@ def test_a_per_dataset_embedding_setting_is_an_input_difference():
     assert embedding_differences(config) == []
     config["struc2vec"]["per_dataset"] = {"mutag": {"dim": 20, "hs": True}}   # a key equal to the default is no difference
     assert embedding_differences(config) == ["MUTAG: struc2vec hs True (the other graph datasets: the default)"]
+    config["struc2vec"]["per_dataset"] = {"MUTAG": {"checkpoint": True, "variant": "paper"}}   # how it is built: none
+    config["struc2vec"]["variant"] = "reference"
+    assert embedding_differences(config) == ["MUTAG: struc2vec variant paper (the other graph datasets: reference)"]
 
 
 def test_the_setup_is_a_table_of_five_settings_without_dict_dumps():
