@@ -245,14 +245,16 @@ def verdict(judged: pd.DataFrame, noise: pd.DataFrame, with_draws: bool = True) 
     return ("toward" if toward else "not toward"), f"{counts}; {pool}"
 
 
-def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | None = None) -> list[dict]:
+def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | None = None,
+               stores: dict[str, str] | None = None) -> list[dict]:
     """One cell note (:mod:`repset.report.notes`) per row of :func:`table` with a paper cell and all :data:`FOLDS`
     folds: both inputs' means on those folds, the paired difference with its standard error, the paper's number.
     ``draw_spread`` (:func:`draw_sd`): the finding reads the difference against sqrt(s.e.^2 + 2 sd^2), the spread of a
     difference of two single draws, with sd the cell's own over struc2vec draws of the paper's wording, else the
     median of its dataset's cells (said so); without any, against the folds' s.e. alone (said so). Its limits: sd
     rests on two or three draws; it already holds fold noise that the s.e. counts again; and it takes the reference's
-    draw spread to be the paper wording's, which one reference draw cannot check."""
+    draw spread to be the paper wording's, which one reference draw cannot check. ``stores`` (dataset -> the sha256
+    of the store its records read) ties each note to its cell's store (the note's ``store``, first 12 hex digits)."""
     notes, spread = [], draw_spread or {}
     rows = rows.assign(n_folds=_fold_counts(rows["folds"]))
     for r in rows[(rows["n_folds"] >= FOLDS) & rows["paper"].notna()].to_dict("records"):
@@ -270,8 +272,8 @@ def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | N
             se = (se ** 2 + 2 * sd ** 2) ** 0.5
             result += (f"; struc2vec draws of the paper's wording spread {whose} by sd {sd:.2f}, so the move is "
                        f"judged with s.e. {se:.2f} (folds and draws)")
-        notes.append({"table": "graph", "dataset": r["dataset"], "method": r["model"], "lead": LEAD,
-                      "measurement": MEASUREMENT, "result": result,
+        notes.append({"table": "graph", "dataset": r["dataset"], "method": r["model"], **_store(stores, r["dataset"]),
+                      "lead": LEAD, "measurement": MEASUREMENT, "result": result,
                       "finding": paired_finding(r["paper"] - r["record"], diff, se)})
     return notes
 
@@ -283,13 +285,19 @@ UNMEASURED = ("not measured on this dataset: its reference store at the record's
               "those rules; on the four graph datasets measured, the judgement reads: {outcome}: {reason}")
 
 
-def unmeasured_notes(rows: pd.DataFrame, datasets: list[str], outcome: str, reason: str) -> list[dict]:
+def _store(stores: dict[str, str] | None, dataset: str) -> dict[str, str]:
+    """A note's ``store`` field: the first 12 hex digits of ``dataset``'s store in ``stores``; none known: empty."""
+    return {"store": stores[dataset][:12]} if stores and dataset in stores else {}
+
+
+def unmeasured_notes(rows: pd.DataFrame, datasets: list[str], outcome: str, reason: str,
+                     stores: dict[str, str] | None = None) -> list[dict]:
     """One note per paper cell of the seven models on each of ``datasets`` without a measured cell in ``rows``
     (:func:`table`), finding "inconclusive": the lead stands unmeasured there; the result says why and what the
-    measured datasets' judgement (:func:`verdict`) reads."""
+    measured datasets' judgement (:func:`verdict`) reads; ``stores`` as in :func:`cell_notes`."""
     paper = reported_results().set_index(["dataset", "method"])["mean"]
     measured = set(rows["dataset"]) if len(rows) else set()
-    return [{"table": "graph", "dataset": d, "method": m, "lead": LEAD, "measurement": MEASUREMENT,
+    return [{"table": "graph", "dataset": d, "method": m, **_store(stores, d), "lead": LEAD, "measurement": MEASUREMENT,
              "result": UNMEASURED.format(outcome=outcome, reason=reason), "finding": "inconclusive"}
             for d in datasets if d not in measured for m in MODELS if (d, m) in paper.index]
 
@@ -303,7 +311,8 @@ def main(argv: list[str] | None = None) -> None:
                         "cell notes (YAML)")
     args = parser.parse_args(argv)
     lead = pd.read_csv(f"{args.lead}/runs.csv")
-    out = table(pd.read_csv("reproduction/runs.csv"), lead, args.dataset or GRAPHS)
+    record = pd.read_csv("reproduction/runs.csv")
+    out = table(record, lead, args.dataset or GRAPHS)
     if out.empty:
         sys.exit(f"{args.lead}: no fold where a reference model holds its record model's grid")
     paper_draws = {seed: pd.read_csv(path) for seed, path in PAPER_DRAWS.items()}
@@ -324,8 +333,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.markdown:
         write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))
     if args.cell_notes:
-        notes = cell_notes(out, draw_sd(paper_draws, args.dataset or GRAPHS)) + \
-            unmeasured_notes(out, args.dataset or GRAPHS, outcome, reason)
+        stores = record.groupby("dataset")["storesha256_of"].first().to_dict()   # one store a dataset (the record)
+        notes = cell_notes(out, draw_sd(paper_draws, args.dataset or GRAPHS), stores) + \
+            unmeasured_notes(out, args.dataset or GRAPHS, outcome, reason, stores)
         write_atomic(args.cell_notes, lambda p: p.write_text(
             "# Written by python reproduction/struc2vec_reference.py --cell-notes: one note per graph cell measured on "
             "the reference struc2vec's input, and on each cell of a dataset not measured\n" + yaml.safe_dump(notes, sort_keys=False, width=120)))

@@ -11,11 +11,15 @@ cell::
 
 ``method`` and ``dataset`` are the pipeline's names (``nn_max``, ``classic``); ``finding`` says what the
 measurement did to the lead: one of :data:`FINDINGS`; :func:`paired_finding` reads it off a paired measurement.
+An optional ``store`` (the sha256 of the dataset's store the cell's records read when it was measured, or its first
+12+ hex digits) ties a note to that store: once the cell's records read another (a dataset's record rebuilt on
+other embeddings), :func:`split_by_store` sets the note aside instead of letting it speak for the new cell.
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import yaml
@@ -23,9 +27,13 @@ import yaml
 from repset.datasets.registry import get_spec
 from repset.report.tables import DISPLAY
 
-__all__ = ["FIELDS", "FINDINGS", "read_notes", "paired_finding", "displayed"]
+__all__ = ["FIELDS", "OPTIONAL", "COLUMNS", "FINDINGS", "read_notes", "paired_finding", "displayed", "split_by_store",
+           "aside_line"]
 
 FIELDS = ("table", "dataset", "method", "lead", "measurement", "result", "finding")
+#: the optional fields ("" where a note has none): ``store``, the store the cell was measured on
+OPTIONAL = ("store",)
+COLUMNS = FIELDS + OPTIONAL
 #: what a measurement did to its lead
 FINDINGS = ("explains", "rules out", "partly explains", "inconclusive", "not measurable here")
 
@@ -35,7 +43,7 @@ def read_notes(path: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.Data
     file and the entry for a missing field, an unknown table, dataset or finding."""
     if not isinstance(path, (str, os.PathLike)):
         frames = [read_notes(p) for p in path]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FIELDS))
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
     try:
         entries = yaml.safe_load(open(path, encoding="utf-8").read()) or []
     except yaml.YAMLError as err:
@@ -57,7 +65,10 @@ def read_notes(path: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.Data
             get_spec(entry["dataset"])
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
-    return pd.DataFrame([{f: str(e[f]) for f in FIELDS} for e in entries], columns=list(FIELDS))
+        if "store" in entry and not re.fullmatch(r"[0-9a-f]{12,64}", str(entry["store"])):
+            raise ValueError(f"{where}: store must be a store's sha256 or its first 12+ hex digits (lower case), "
+                             f"got {entry['store']!r}")
+    return pd.DataFrame([{f: str(e.get(f, "")) for f in COLUMNS} for e in entries], columns=list(COLUMNS))
 
 
 def paired_finding(gap: float, diff: float, se: float) -> str:
@@ -83,6 +94,28 @@ def paired_finding(gap: float, diff: float, se: float) -> str:
 
 def displayed(notes: pd.DataFrame | None) -> pd.DataFrame:
     """:func:`read_notes`' frame with the display names of the report (``MUTAG``, ``RepSet``); None: no note."""
-    notes = notes if notes is not None else pd.DataFrame(columns=list(FIELDS))
+    notes = notes if notes is not None else pd.DataFrame(columns=list(COLUMNS))
     return notes.assign(dataset=notes["dataset"].map(lambda d: get_spec(d).display),
                         method=notes["method"].map(lambda m: DISPLAY.get(m, m)))
+
+
+def split_by_store(notes: pd.DataFrame | None, stores: Mapping[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`read_notes`' frame as (the notes that speak for their cells, those set aside): a note whose ``store``
+    is not the start of its dataset's store in ``stores`` (canonical dataset name -> the sha256 of the store its
+    records read) is set aside; a note without ``store``, or of a dataset ``stores`` lacks, speaks. None: no note."""
+    notes = notes if notes is not None else pd.DataFrame(columns=list(COLUMNS))
+    current = notes["dataset"].map(lambda d: stores.get(get_spec(d).name, ""))
+    own = notes["store"] if "store" in notes.columns else pd.Series("", index=notes.index)
+    other = pd.Series([bool(s and c and not c.startswith(s)) for s, c in zip(own, current)],
+                      index=notes.index, dtype=bool)
+    return notes[~other], notes[other]
+
+
+def aside_line(aside: pd.DataFrame) -> list[str]:
+    """The report's sentence on the notes :func:`split_by_store` set aside, by dataset and store; none: no line."""
+    if aside.empty:
+        return []
+    parts = [f"{get_spec(dataset).name} {len(group)} (store {store[:12]})"
+             for (dataset, store), group in aside.groupby(["dataset", "store"], sort=True)]
+    return [f"Notes set aside, measured on another store of their dataset than its records read (`store` in "
+            f"`cell_notes`): {', '.join(parts)}.", ""]

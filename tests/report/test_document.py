@@ -222,6 +222,24 @@ def test_the_report_opens_with_the_findings_and_links_every_cell_to_its_section(
     assert "BBCSPORT: RepSet" in cells and "partly explained: the seed" in cells
 
 
+def test_a_note_of_an_earlier_store_speaks_for_no_cell(tmp_path):
+    """The same note tied to the store the cell's records read tells the cell's story; tied to another, it is set
+    aside: neither on the cell page nor in the findings, but counted under "Paper vs reproduced"."""
+    from repset.report.document import result_tables, write_report
+
+    ours, runs, notes = _record()
+    config = copy.deepcopy(CONFIG)
+    config["datasets"] = {"text": ["bbcsport", "twitter"], "graph": ["MUTAG"]}
+    tables = result_tables(ours, None, ["bbcsport", "twitter"], ["MUTAG"])
+    for store, shown in (("a" * 12, True), ("b" * 12, False)):
+        path = write_report(tmp_path / "REPORT.md", config=config, ours=ours, tables=tables, store_metas={},
+                            notes=notes.assign(store=store), runs=runs, store_sha256={"bbcsport": "a" * 64})
+        text, cells = path.read_text(), (tmp_path / "cells.md").read_text()
+        assert ("partly explained: the seed" in cells) is shown
+        assert ("Notes set aside, measured on another store of their dataset than its records read (`store` in "
+                "`cell_notes`): bbcsport 1 (store bbbbbbbbbbbb)." in text) is not shown
+
+
 def test_the_committed_report_is_short_and_opens_with_every_claim():
     """reproduction/report/REPORT.md as the report rule wrote it from the record: under 60 KB, its findings within
     its first 60 lines, each cell linked to its section of reproduction/report/cells.md."""

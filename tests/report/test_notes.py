@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.report.notes import FIELDS, displayed, paired_finding, read_notes
+from repset.report.notes import COLUMNS, FIELDS, aside_line, displayed, paired_finding, read_notes, split_by_store
 
 NOTE = {"table": "text", "dataset": "classic", "method": "nn_max", "lead": "epoch cap", "measurement": "epochs_run",
         "result": "18-30", "finding": "rules out"}
@@ -17,7 +17,7 @@ def _write(tmp_path, entries):
 
 def test_the_records_notes_are_valid():
     notes = read_notes(ROOT / "reproduction" / "cell_notes.yaml")
-    assert list(notes.columns) == list(FIELDS) and len(notes) >= 9
+    assert list(notes.columns) == list(COLUMNS) and len(notes) >= 9
 
 
 @pytest.mark.parametrize("change, message", [
@@ -26,6 +26,8 @@ def test_the_records_notes_are_valid():
     ({"dataset": "clasic"}, "entry 0: unknown dataset 'clasic'"),
     ({"method": "nnmax"}, "entry 0: unknown method 'nnmax'"),
     ({"table": "image"}, "table must be text or graph"),
+    ({"store": "93bdaa1f"}, r"entry 0: store must be a store's sha256 or its first 12\+ hex digits .*got '93bdaa1f'"),
+    ({"store": "93BDAA1F1DB2"}, "store must be"),
 ])
 def test_a_bad_note_is_named(tmp_path, change, message):
     with pytest.raises(ValueError, match=message):
@@ -45,7 +47,7 @@ def test_notes_take_the_reports_names_of_datasets_and_methods(tmp_path):
     shown = displayed(notes)
     assert shown[["dataset", "method"]].values.tolist() == [["CLASSIC", "NN-max"], ["MUTAG", "RepSet (init small)"]]
     assert shown["lead"].tolist() == notes["lead"].tolist() and notes["dataset"].tolist() == ["classic", "MUTAG"]
-    assert displayed(None).empty and list(displayed(None).columns) == list(FIELDS)
+    assert displayed(None).empty and list(displayed(None).columns) == list(COLUMNS)
 
 
 def test_several_files_are_read_in_order_and_an_error_names_its_file(tmp_path):
@@ -53,11 +55,28 @@ def test_several_files_are_read_in_order_and_an_error_names_its_file(tmp_path):
     first = _write(tmp_path / "a", [NOTE])
     second = _write(tmp_path / "b", [{**NOTE, "dataset": "MUTAG", "table": "graph", "method": "repset"}] * 2)
     notes = read_notes([first, second])
-    assert list(notes["dataset"]) == ["classic", "MUTAG", "MUTAG"] and list(notes.columns) == list(FIELDS)
+    assert list(notes["dataset"]) == ["classic", "MUTAG", "MUTAG"] and list(notes.columns) == list(COLUMNS)
     assert read_notes([]).empty
     bad = _write(tmp_path, [{**NOTE, "finding": "maybe"}])
     with pytest.raises(ValueError, match=f"{bad}: entry 0"):
         read_notes([first, bad])
+
+
+def test_a_note_of_another_store_is_set_aside_and_counted(tmp_path):
+    """A note whose store is not the start of its dataset's current store speaks for no cell; one without a store,
+    or of a dataset without a known store, still does."""
+    reddit = {**NOTE, "table": "graph", "dataset": "reddit-binary", "method": "repset"}
+    notes = read_notes(_write(tmp_path, [NOTE, {**reddit, "store": "93bdaa1f1db2"}, {**reddit, "store": "f" * 64},
+                                         {**reddit, "store": "93bdaa1f1db2", "method": "nn_mean"}, reddit]))
+    assert notes["store"].tolist() == ["", "93bdaa1f1db2", "f" * 64, "93bdaa1f1db2", ""]
+    kept, aside = split_by_store(notes, {"REDDIT-BINARY": "f" * 64, "MUTAG": "a" * 64})
+    assert kept.index.tolist() == [0, 2, 4] and aside.index.tolist() == [1, 3]
+    assert aside_line(aside) == ["Notes set aside, measured on another store of their dataset than its records read "
+                                 "(`store` in `cell_notes`): REDDIT-BINARY 2 (store 93bdaa1f1db2).", ""]
+    kept, aside = split_by_store(notes, {"REDDIT-BINARY": "93bdaa1f1db2" + "0" * 52})
+    assert kept.index.tolist() == [0, 1, 3, 4] and aside.index.tolist() == [2]
+    assert split_by_store(notes, {})[0].equals(notes) and split_by_store(None, {})[0].empty
+    assert split_by_store(notes[list(FIELDS)], {"REDDIT-BINARY": "0" * 64})[0].equals(notes[list(FIELDS)])  # no column
 
 
 @pytest.mark.parametrize("gap, diff, se, finding", [
