@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,11 +23,11 @@ from repset.pipeline.pack import load_config
 from repset.pipeline.train import aggregate_runs, read_record
 from repset.protocol.init_study import configured_init, init_runs
 from repset.protocol.jobs import runs as protocol_runs
-from repset.protocol.plan import datasets
+from repset.protocol.plan import datasets, describe_override, protocol_overrides, split_count
 from repset.report.make import make_report
 from repset.report.setup import config_file_names
 
-__all__ = ["record_sidecars", "report_from_record"]
+__all__ = ["record_sidecars", "check_majority", "check_budget", "report_from_record"]
 
 MADE_BY = ("`python -m repset.pipeline.record report` (the report rule's output from the restored records, each "
            "store's sidecar as its records name it; the stores not built)")
@@ -56,6 +57,41 @@ def record_sidecars(config: dict, root: str | os.PathLike = ".") -> dict[str, di
     return out
 
 
+def check_majority(paths: Sequence[str | os.PathLike], config: dict, sidecars: dict[str, dict]) -> None:
+    """Each majority-class result (``report/majority/<dataset>.json`` of the record folder) must be of the config's
+    protocol (its ``splits``: :func:`~repset.protocol.plan.split_count`) and of the store the dataset's records read
+    (its ``store_sha256``: the sidecar :func:`record_sidecars` gives); ValueError naming the file and the command that
+    computes it again otherwise (a dataset's record moved to another store or protocol, its row not)."""
+    stores = {meta["meta"].get("dataset") or name.split(".")[0]: meta for name, meta in sidecars.items()}
+    for path in paths:
+        result = json.loads(Path(path).read_text())
+        dataset = get_spec(result["dataset"]).name
+        splits, store = split_count(dataset, config), stores[dataset]
+        found = (result.get("splits"), result.get("store_sha256"))
+        if found != (splits, store["sha256"]):
+            raise ValueError(
+                f"{path}: the majority class over {found[0]} splits of the store {str(found[1])[:12]}, but the config's "
+                f"protocol has {splits} and the records read {store['sha256'][:12]}; compute it again on that store: "
+                f"python -m repset.protocol.majority data/sets/{store['file']} --dataset {dataset} --splits {splits} "
+                f"--out {path}")
+
+
+def check_budget(path: str | os.PathLike, config: dict) -> None:
+    """The record folder's budget page (``budget/protocol.md``) must be of the config's protocol: its job count that of
+    :func:`~repset.protocol.jobs.runs` and its per-dataset overrides the config's (each in the words of
+    :func:`~repset.protocol.plan.describe_override`); ValueError naming the page and what differs otherwise."""
+    page = Path(path).read_text()
+    found = re.search(r"in (\d+) training jobs", page)
+    jobs = len(protocol_runs(config))
+    said = {name: text for name, text in re.findall(r"([\w-]+) \(`protocol\.per_dataset`\): ([^.]+)\.", page)}
+    wanted = {name: describe_override(config, name) for name in protocol_overrides(config)}
+    if found is None or int(found.group(1)) != jobs or said != wanted:
+        raise ValueError(f"{path}: a budget of {found.group(1) if found else 'no'} training jobs with the overrides "
+                         f"{said or 'none'}, but the config's protocol has {jobs} jobs and the overrides "
+                         f"{wanted or 'none'}: make it again (snakemake results/budget/protocol.md with the same "
+                         f"--configfile) and copy it into the record folder")
+
+
 def report_from_record(record_dir: str | os.PathLike, out: str | os.PathLike, overlays: Sequence[str] = (),
                        config_path: str = "config.yaml", root: str | os.PathLike = ".") -> Path:
     """``out``/REPORT.md, ``out``/cells.md and ``out``/aggregate/{runs,selected,summary,training}.csv from the records
@@ -73,6 +109,8 @@ def report_from_record(record_dir: str | os.PathLike, out: str | os.PathLike, ov
     absent = [str(p) for p in (budget, runtime, *majority, *wmd) if not p.is_file()]
     if absent:
         raise ValueError(f"{record}: missing {', '.join(absent)}")
+    check_majority(majority, config, sidecars)
+    check_budget(budget, config)
     aggregate = out / "aggregate"
     aggregate.mkdir(parents=True, exist_ok=True)
     aggregate_runs([root / r.path for r in protocol_runs(config)], *(aggregate / f"{n}.csv" for n in

@@ -6,6 +6,7 @@ and validation parts; a tie goes to the lower class index). Its mean and std fol
 at this rate says that model predicted one class::
 
     python -m repset.protocol.majority data/sets/PROTEINS.struc2vec.npz --dataset PROTEINS
+    python -m repset.protocol.majority data/sets/PROTEINS.struc2vec.npz --splits 100 --out PROTEINS.json   # the report's
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def majority_summary(store: str | os.PathLike, dataset: str, n_splits: int | Non
     return summary.assign(class_rates=rates)
 
 
-def write_majority(store: str | os.PathLike, dataset: str, n_splits: int, out: str | os.PathLike) -> dict:
+def write_majority(store: str | os.PathLike, dataset: str, n_splits: int | None, out: str | os.PathLike) -> dict:
     """``results/majority/<dataset>.json`` (atomically): :func:`majority_summary` on the protocol's ``n_splits``
     splits (mean and std in %, as the report's rows), with the store's sha256. Returns the record."""
     row = majority_summary(store, dataset, n_splits).iloc[0]
@@ -73,10 +74,15 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     parser.add_argument("store", nargs="+", help="built stores (data/sets/<dataset>.<embedding>.npz)")
     parser.add_argument("--dataset", action="append", help="each store's dataset name (default: the file's stem)")
     parser.add_argument("--splits", type=int, help="the first N splits only (default: all of the store's)")
+    parser.add_argument("--out", help="also write the report's JSON (report/majority/<dataset>.json) here; one store")
     args = parser.parse_args(argv)
     names = args.dataset or [os.path.basename(s).split(".")[0] for s in args.store]
     if len(names) != len(args.store):
         parser.error("give one --dataset per store, or none")
+    if args.out:
+        if len(args.store) != 1:
+            parser.error("--out takes one store")
+        write_majority(args.store[0], names[0], args.splits, args.out)
     table = pd.concat([majority_summary(s, d, args.splits) for s, d in zip(args.store, names)], ignore_index=True)
     columns = ["dataset", "test_accuracy_mean", "test_accuracy_std", "test_error_mean", "splits", "repetitions",
                "std_over", "class_rates"]

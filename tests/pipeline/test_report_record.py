@@ -42,3 +42,42 @@ def test_a_missing_record_and_two_stores_are_refused_by_dataset(config, tmp_path
     _write(tmp_path, config, "MUTAG", lambda i: {"sha256": "c" * 64} if i == 2 else {})
     with pytest.raises(ValueError, match=r"MUTAG: its records name 2 stores \(sha256 aaaaaaaaaaaa, cccccccccccc\)"):
         record_sidecars(config, tmp_path)
+
+
+def test_a_majority_row_of_another_protocol_or_store_is_refused_with_its_command(config, tmp_path):
+    from repset.pipeline.report_record import check_majority
+
+    sidecars = {"MUTAG.struc2vec": {"file": "MUTAG.struc2vec.npz", "sha256": "b" * 64, "meta": {"dataset": "MUTAG"}}}
+    path = tmp_path / "MUTAG.json"
+    for splits, store in ((3, "b" * 64), (10, "b" * 64), (3, "c" * 64)):
+        path.write_text(json.dumps({"dataset": "MUTAG", "splits": splits, "store_sha256": store}))
+        if (splits, store) == (3, "b" * 64):       # the config's 3 folds, the records' store
+            check_majority([path], config, sidecars)
+            continue
+        with pytest.raises(ValueError, match=rf"MUTAG.json: the majority class over {splits} splits of the store "
+                                             rf"{store[:12]}, but the config's protocol has 3 and the records read "
+                                             r"bbbbbbbbbbbb; compute it again on that store: python -m "
+                                             r"repset.protocol.majority data/sets/MUTAG.struc2vec.npz --dataset MUTAG "
+                                             r"--splits 3 --out .*MUTAG.json"):
+            check_majority([path], config, sidecars)
+
+
+def test_a_budget_of_another_protocol_is_refused(config, tmp_path):
+    from repset.pipeline.report_record import check_budget
+
+    page, jobs = tmp_path / "protocol.md", len(runs(config))
+    override = " MUTAG (`protocol.per_dataset`): 2 of the 10 x 10 folds, the grid searched on the first split only."
+    page.write_text(f"laid out as the workflow's jobs.\n\n**Total: 1.0 CPU hours in {jobs} training jobs; ...**\n")
+    check_budget(page, config)
+    page.write_text(f"jobs.{override}\n\n**Total: 1.0 CPU hours in {jobs} training jobs; ...**\n")
+    with pytest.raises(ValueError, match=r"protocol.md: a budget of \d+ training jobs with the overrides \{'MUTAG': "
+                                         r"'2 of the 10 x 10 folds, .*the overrides none: make it again"):
+        check_budget(page, config)
+    page.write_text(f"**Total: 1.0 CPU hours in {jobs + 1} training jobs**\n")
+    with pytest.raises(ValueError, match=rf"a budget of {jobs + 1} training jobs .* has {jobs} jobs"):
+        check_budget(page, config)
+    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 2, "grid_splits": 1}}
+    from repset.protocol.plan import describe_override
+    page.write_text(f"jobs. MUTAG (`protocol.per_dataset`): {describe_override(config, 'MUTAG')}.\n\n"
+                    f"**Total: 1.0 CPU hours in {len(runs(config))} training jobs**\n")
+    check_budget(page, config)

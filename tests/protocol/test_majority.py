@@ -45,3 +45,20 @@ def test_write_majority_records_the_protocols_splits_and_the_store(tmp_path):
     assert record["store_sha256"] == json.loads(store.with_suffix(".json").read_text())["sha256"]
     row = reference_long([out]).iloc[0]
     assert row["method"] == "majority" and row["mean"] == pytest.approx(record["test_error_mean"])
+
+
+def test_the_command_writes_the_reports_json_for_one_store(tmp_path, capsys):
+    import json
+
+    from set_checks import tiny_text_store
+
+    from repset.protocol.majority import main, write_majority
+
+    store = tiny_text_store(tmp_path / "bbcsport.npz", n_splits=3)
+    main([str(store), "--splits", "2", "--out", str(tmp_path / "cli.json")])
+    assert "| bbcsport  |" in capsys.readouterr().out
+    expected = write_majority(store, "bbcsport", 2, tmp_path / "api.json")
+    assert json.loads((tmp_path / "cli.json").read_text()) == expected
+    with pytest.raises(SystemExit):
+        main([str(store), str(store), "--out", str(tmp_path / "two.json")])
+    assert not (tmp_path / "two.json").exists()
