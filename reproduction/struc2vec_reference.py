@@ -46,6 +46,7 @@ import pandas as pd
 import yaml
 
 sys.path.insert(0, ".")
+from repset.datasets.registry import get_spec  # noqa: E402
 from repset.io import write_atomic  # noqa: E402
 from repset.protocol.draws import draw_means  # noqa: E402
 from repset.protocol.paired import paired_table  # noqa: E402
@@ -287,7 +288,8 @@ UNMEASURED = ("not measured on this dataset: its reference store at the record's
 
 def _store(stores: dict[str, str] | None, dataset: str) -> dict[str, str]:
     """A note's ``store`` field: the first 12 hex digits of ``dataset``'s store in ``stores``; none known: empty."""
-    return {"store": stores[dataset][:12]} if stores and dataset in stores else {}
+    known = {get_spec(name).name: sha for name, sha in (stores or {}).items()}
+    return {"store": known[get_spec(dataset).name][:12]} if get_spec(dataset).name in known else {}
 
 
 def unmeasured_notes(rows: pd.DataFrame, datasets: list[str], outcome: str, reason: str,

@@ -62,10 +62,12 @@ def check_majority(paths: Sequence[str | os.PathLike], config: dict, sidecars: d
     protocol (its ``splits``: :func:`~repset.protocol.plan.split_count`) and of the store the dataset's records read
     (its ``store_sha256``: the sidecar :func:`record_sidecars` gives); ValueError naming the file and the command that
     computes it again otherwise (a dataset's record moved to another store or protocol, its row not)."""
-    stores = {meta["meta"].get("dataset") or name.split(".")[0]: meta for name, meta in sidecars.items()}
+    stores = {get_spec(meta["meta"].get("dataset") or name.split(".")[0]).name: meta for name, meta in sidecars.items()}
     for path in paths:
         result = json.loads(Path(path).read_text())
         dataset = get_spec(result["dataset"]).name
+        if dataset not in stores:
+            raise ValueError(f"{path}: a majority-class row of {dataset}, whose records name no store here")
         splits, store = split_count(dataset, config), stores[dataset]
         found = (result.get("splits"), result.get("store_sha256"))
         if found != (splits, store["sha256"]):
@@ -83,7 +85,7 @@ def check_budget(path: str | os.PathLike, config: dict) -> None:
     page = Path(path).read_text()
     found = re.search(r"in (\d+) training jobs", page)
     jobs = len(protocol_runs(config))
-    said = {name: text for name, text in re.findall(r"([\w-]+) \(`protocol\.per_dataset`\): ([^.]+)\.", page)}
+    said = {name: text for name, text in re.findall(r"([\w-]+) \(`protocol\.per_dataset`\): ([^.]*)\.", page)}
     wanted = {name: describe_override(config, name) for name in protocol_overrides(config)}
     if found is None or int(found.group(1)) != jobs or said != wanted:
         raise ValueError(f"{path}: a budget of {found.group(1) if found else 'no'} training jobs with the overrides "

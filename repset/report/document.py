@@ -15,7 +15,7 @@ from repset.provenance import config_hash, git_commit, package_versions
 from repset.report.cells import TIES_TITLE, cells_page
 from repset.report.claims import NOT_JUDGED, paper_claims
 from repset.report.findings import LEGEND, findings_section, marked_table
-from repset.report.notes import aside_line, split_by_store
+from repset.report.notes import aside_line, cell_stores, split_by_store
 from repset.report.reported import reported_results
 from repset.report.setup import (PAPER_DATASETS, PAPER_GRID, PAPER_PROTOCOL, config_file_names, embedding_differences,
                                  protocol_differences, read_training, recorded_stores, recorded_training, setup_table,
@@ -288,7 +288,7 @@ def write_report(path: str | os.PathLike, *, config: dict, ours: pd.DataFrame, t
     ranked = ranks(ours, methods) if len(ours) else ranks(ours)
     ties = tie_spread(runs) if runs is not None else None
     stores_line, integrity = ("", []) if training is None else recorded_stores(training, store_sha256)
-    notes, aside = split_by_store(notes, store_sha256 or {})   # notes of an earlier store speak for no cell
+    notes, aside = split_by_store(notes, cell_stores(training, store_sha256))   # an earlier store's speak for no cell
     vectors = sorted({m.get("vectors") or m.get("embedding") for m in store_metas.values()} - {None})
     claims = paper_claims(ours, ranked, runtime=runtime, solver=config["solver"], study=init_study,
                           study_baseline=init_baseline, runs=runs)

@@ -27,8 +27,8 @@ import yaml
 from repset.datasets.registry import get_spec
 from repset.report.tables import DISPLAY
 
-__all__ = ["FIELDS", "OPTIONAL", "COLUMNS", "FINDINGS", "read_notes", "paired_finding", "displayed", "split_by_store",
-           "aside_line"]
+__all__ = ["FIELDS", "OPTIONAL", "COLUMNS", "FINDINGS", "read_notes", "paired_finding", "displayed", "cell_stores",
+           "split_by_store", "aside_line"]
 
 FIELDS = ("table", "dataset", "method", "lead", "measurement", "result", "finding")
 #: the optional fields ("" where a note has none): ``store``, the store the cell was measured on
@@ -99,12 +99,34 @@ def displayed(notes: pd.DataFrame | None) -> pd.DataFrame:
                         method=notes["method"].map(lambda m: DISPLAY.get(m, m)))
 
 
+def _canonical(name: str) -> str:
+    try:
+        return get_spec(name).name
+    except ValueError:          # not a dataset of the registry: matched as it is spelt
+        return name
+
+
+def cell_stores(training: pd.DataFrame | None, read: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Canonical dataset name -> the sha256 of the store its cells' runs read: the one store ``training`` (the
+    aggregate's training paths, column ``store``) names for the dataset, else the store ``read`` (dataset -> sha256 of
+    the store the report read) gives; a dataset whose runs name several stores gets none from ``training``."""
+    stores = {_canonical(k): v for k, v in (read or {}).items()}
+    if training is not None and not training.empty and "store" in training.columns:
+        for dataset, frame in training.groupby("dataset"):
+            named = set(frame["store"].dropna().astype(str)) - {""}
+            if len(named) == 1:
+                stores[_canonical(str(dataset))] = named.pop()
+    return stores
+
+
 def split_by_store(notes: pd.DataFrame | None, stores: Mapping[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`read_notes`' frame as (the notes that speak for their cells, those set aside): a note whose ``store``
-    is not the start of its dataset's store in ``stores`` (canonical dataset name -> the sha256 of the store its
-    records read) is set aside; a note without ``store``, or of a dataset ``stores`` lacks, speaks. None: no note."""
+    is not the start of its dataset's store in ``stores`` (dataset name -> the sha256 of the store its records read:
+    :func:`cell_stores`) is set aside; a note without ``store``, or of a dataset ``stores`` lacks, speaks. None: no
+    note."""
     notes = notes if notes is not None else pd.DataFrame(columns=list(COLUMNS))
-    current = notes["dataset"].map(lambda d: stores.get(get_spec(d).name, ""))
+    stores = {_canonical(k): v for k, v in stores.items()}
+    current = notes["dataset"].map(lambda d: stores.get(_canonical(d), ""))
     own = notes["store"] if "store" in notes.columns else pd.Series("", index=notes.index)
     other = pd.Series([bool(s and c and not c.startswith(s)) for s, c in zip(own, current)],
                       index=notes.index, dtype=bool)

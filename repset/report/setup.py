@@ -47,7 +47,8 @@ def protocol_differences(config: dict) -> list[str]:
     return out
 
 
-#: struc2vec options that change how a store is built, not its values (a resumed build equals an uninterrupted one)
+#: struc2vec options that choose how a store is built, not its embedding (a resumed build's embedding equals an
+#: uninterrupted one's; the store's metadata still records the option, so its sha256 differs)
 BUILD_ONLY_OPTIONS = frozenset({"checkpoint"})
 
 

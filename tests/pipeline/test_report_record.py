@@ -76,8 +76,28 @@ def test_a_budget_of_another_protocol_is_refused(config, tmp_path):
     page.write_text(f"**Total: 1.0 CPU hours in {jobs + 1} training jobs**\n")
     with pytest.raises(ValueError, match=rf"a budget of {jobs + 1} training jobs .* has {jobs} jobs"):
         check_budget(page, config)
-    config["protocol"]["per_dataset"] = {"MUTAG": {"graph_splits": 2, "grid_splits": 1}}
     from repset.protocol.plan import describe_override
-    page.write_text(f"jobs. MUTAG (`protocol.per_dataset`): {describe_override(config, 'MUTAG')}.\n\n"
-                    f"**Total: 1.0 CPU hours in {len(runs(config))} training jobs**\n")
-    check_budget(page, config)
+    for override in ({"graph_splits": 2, "grid_splits": 1}, {"graph_splits": 20, "grid_splits": 1,
+                                                             "grid_scope": "repetition"}, {}):   # {}: no words
+        config["protocol"]["per_dataset"] = {"MUTAG": override}
+        page.write_text(f"jobs. MUTAG (`protocol.per_dataset`): {describe_override(config, 'MUTAG')}.\n\n"
+                        f"**Total: 1.0 CPU hours in {len(runs(config))} training jobs**\n")
+        check_budget(page, config)
+
+
+def test_a_text_datasets_majority_row_is_checked_by_its_store_name(config, tmp_path):
+    """A text store's sidecar may name no dataset: its file stem does (bbcsport.glove-6b-50d); 2 random splits here;
+    a row of a dataset whose records name no store is refused by name."""
+    from repset.pipeline.report_record import check_majority
+
+    sidecars = {"bbcsport.glove-6b-50d": {"file": "bbcsport.glove-6b-50d.npz", "sha256": "d" * 64, "meta": {}}}
+    path = tmp_path / "bbcsport.json"
+    path.write_text(json.dumps({"dataset": "bbcsport", "splits": 2, "store_sha256": "d" * 64}))
+    check_majority([path], config, sidecars)
+    path.write_text(json.dumps({"dataset": "bbcsport", "splits": 5, "store_sha256": "d" * 64}))
+    with pytest.raises(ValueError, match=r"over 5 splits .* protocol has 2 .* data/sets/bbcsport.glove-6b-50d.npz "
+                                         r"--dataset bbcsport --splits 2"):
+        check_majority([path], config, sidecars)
+    path.write_text(json.dumps({"dataset": "MUTAG", "splits": 3, "store_sha256": "d" * 64}))
+    with pytest.raises(ValueError, match=r"bbcsport.json: a majority-class row of MUTAG, whose records name no store"):
+        check_majority([path], config, sidecars)

@@ -231,11 +231,17 @@ def test_a_note_of_an_earlier_store_speaks_for_no_cell(tmp_path):
     config = copy.deepcopy(CONFIG)
     config["datasets"] = {"text": ["bbcsport", "twitter"], "graph": ["MUTAG"]}
     tables = result_tables(ours, None, ["bbcsport", "twitter"], ["MUTAG"])
+    ours.loc[(ours["dataset"] == "bbcsport") & (ours["method"] == "repset"), "mean"] += 20.0   # outside 2 sigma
+    training = pd.DataFrame([{"dataset": "bbcsport", "distinct_elements": False, "ragged": False, "max_elements": None,
+                              "device": "cpu", "store": "a" * 64, "runs": 8}])
     for store, shown in (("a" * 12, True), ("b" * 12, False)):
         path = write_report(tmp_path / "REPORT.md", config=config, ours=ours, tables=tables, store_metas={},
-                            notes=notes.assign(store=store), runs=runs, store_sha256={"bbcsport": "a" * 64})
+                            notes=notes.assign(store=store), runs=runs, store_sha256={"bbcsport": "c" * 64},
+                            training=training)     # the runs' store decides, not the store read here
         text, cells = path.read_text(), (tmp_path / "cells.md").read_text()
-        assert ("partly explained: the seed" in cells) is shown
+        findings = text.split("## Setup")[0]
+        assert "BBCSPORT RepSet" in findings
+        assert ("partly explained: the seed" in cells) is shown and ("partly explained: the seed" in findings) is shown
         assert ("Notes set aside, measured on another store of their dataset than its records read (`store` in "
                 "`cell_notes`): bbcsport 1 (store bbbbbbbbbbbb)." in text) is not shown
 

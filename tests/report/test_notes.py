@@ -3,7 +3,8 @@ import pytest
 import yaml
 
 from repo_paths import ROOT
-from repset.report.notes import COLUMNS, FIELDS, aside_line, displayed, paired_finding, read_notes, split_by_store
+from repset.report.notes import (COLUMNS, FIELDS, aside_line, cell_stores, displayed, paired_finding, read_notes,
+                                 split_by_store)
 
 NOTE = {"table": "text", "dataset": "classic", "method": "nn_max", "lead": "epoch cap", "measurement": "epochs_run",
         "result": "18-30", "finding": "rules out"}
@@ -77,6 +78,17 @@ def test_a_note_of_another_store_is_set_aside_and_counted(tmp_path):
     assert kept.index.tolist() == [0, 1, 3, 4] and aside.index.tolist() == [2]
     assert split_by_store(notes, {})[0].equals(notes) and split_by_store(None, {})[0].empty
     assert split_by_store(notes[list(FIELDS)], {"REDDIT-BINARY": "0" * 64})[0].equals(notes[list(FIELDS)])  # no column
+
+
+def test_a_cells_store_is_the_one_its_runs_name():
+    import pandas as pd
+
+    training = pd.DataFrame({"dataset": ["MUTAG", "MUTAG", "PROTEINS", "PROTEINS", "bbcsport"],
+                             "store": ["a" * 64, "a" * 64, "b" * 64, "c" * 64, ""]})
+    read = {"mutag": "d" * 64, "PROTEINS": "d" * 64, "bbcsport": "e" * 64, "twitter": "f" * 64}
+    assert cell_stores(training, read) == {"MUTAG": "a" * 64, "PROTEINS": "d" * 64, "bbcsport": "e" * 64,
+                                           "twitter": "f" * 64}     # two stores or none named: the store read
+    assert cell_stores(None, None) == {} and cell_stores(training.iloc[:0], read) == cell_stores(None, read)
 
 
 @pytest.mark.parametrize("gap, diff, se, finding", [
