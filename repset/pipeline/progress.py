@@ -31,6 +31,15 @@ def _machines(rows: pd.DataFrame) -> str:
     return ", ".join(f"{name} {count:,}" for name, count in kind.value_counts().items())
 
 
+def _stores(rows: pd.DataFrame) -> str:
+    """``store sha256 (first 12 hex digits) runs`` of ``rows``, most runs first (runs.csv's ``storesha256_of``);
+    empty where runs.csv names none."""
+    if "storesha256_of" not in rows.columns:
+        return ""
+    named = rows["storesha256_of"].dropna().astype(str).str[:12]
+    return ", ".join(f"{sha} {count:,}" for sha, count in named[named != ""].value_counts().items())
+
+
 def _wmd_splits(record_dir: Path, dataset: str, total: int) -> int | None:
     """WMD splits on record for ``dataset``: ``total`` when its result is there, else its finished splits'
     checkpoints (``wmd/splits/<dataset>/split<k>.json``, 0 with only blocks of one under way); None when it
@@ -80,7 +89,8 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
                    budget: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per dataset and model of ``config``'s protocol: ``on_record`` of its ``protocol`` runs in
     ``record_dir/runs.csv``, ``extra`` records of that dataset and model outside the protocol (a reduced
-    protocol's), ``train_hours`` (sum of the protocol runs' ``train_seconds`` / 3600) and ``machines``; then a
+    protocol's), ``train_hours`` (sum of the protocol runs' ``train_seconds`` / 3600), ``machines`` and ``stores``
+    (the stores those runs read, by runs.csv: a dataset's record moved to another store shows two); then a
     ``wmd`` row for each text dataset that has WMD on record or in ``config['wmd']['datasets']`` (splits).
     ``models``: only these (no WMD row unless named). ``budget``: budget tables' rows (``results/budget/*.csv``)
     whose seconds per run give ``remaining_hours``, the runs not on record (NaN where one lacks an estimate), and
@@ -110,13 +120,13 @@ def progress_table(record_dir: str | os.PathLike, config: dict, models: list[str
                          "extra": extra, "train_hours": done["train_seconds"].sum() / 3600,
                          "remaining_hours": sum(seconds.get(k, float("nan")) for k in points) / 3600,
                          "remaining_hours_records": sum(measured.get(k, float("nan")) for k in points) / 3600,
-                         "machines": _machines(done) if len(done) else ""})
+                         "machines": _machines(done) if len(done) else "", "stores": _stores(done)})
         total = split_count(dataset, config)
         splits = _wmd_splits(record_dir, dataset, total) if dataset in text else None
         if (splits is not None or dataset in planned_wmd) and (models is None or "wmd" in models):
             rows.append({"dataset": dataset, "model": "wmd", "on_record": splits or 0,
                          "protocol": total, "extra": 0, "train_hours": float("nan"), "remaining_hours": float("nan"),
-                         "remaining_hours_records": float("nan"), "machines": ""})
+                         "remaining_hours_records": float("nan"), "machines": "", "stores": ""})
     out = pd.DataFrame(rows)
     out.attrs["budget"] = budget is not None
     return out

@@ -30,6 +30,21 @@ def _record_dir(tmp_path, config, paths_seconds_cpu):
     return tmp_path
 
 
+def test_the_stores_a_models_runs_read_are_counted(config, tmp_path):
+    """runs.csv's store column by model, most runs first: a dataset whose record moved to another store shows two;
+    a runs.csv without the column shows none."""
+    bbc = [r.path for r in runs(config, ["bbcsport"]) if r.model == "repset"]
+    rows = [{"path": p.removeprefix("results/runs/"), "train_seconds": 1, "cpu": "c", "device": "cpu",
+             "storesha256_of": sha} for p, sha in zip(bbc, ["a" * 64, "b" * 64, "b" * 64, None])]
+    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
+    table = progress.progress_table(tmp_path, config).set_index(["dataset", "model"])
+    assert table.loc[("bbcsport", "repset"), "stores"] == "bbbbbbbbbbbb 2, aaaaaaaaaaaa 1"
+    assert table.loc[("bbcsport", "nn_max"), "stores"] == "" and table.loc[("bbcsport", "wmd"), "stores"] == ""
+    pd.DataFrame(rows).drop(columns="storesha256_of").to_csv(tmp_path / "runs.csv", index=False)
+    assert progress.progress_table(tmp_path, config).set_index(["dataset", "model"]).loc[
+        ("bbcsport", "repset"), "stores"] == ""
+
+
 def test_counts_hours_machines_and_extras_per_dataset_and_model(config, tmp_path):
     bbc = [r.path for r in runs(config, ["bbcsport"]) if r.model == "repset"]
     mutag = [r.path for r in runs(config, ["MUTAG"]) if r.model == "repset"]
