@@ -254,8 +254,8 @@ def cell_notes(rows: pd.DataFrame, draw_spread: dict[tuple[str, str], float] | N
     difference of two single draws, with sd the cell's own over struc2vec draws of the paper's wording, else the
     median of its dataset's cells (said so); without any, against the folds' s.e. alone (said so). Its limits: sd
     rests on two or three draws; it already holds fold noise that the s.e. counts again; and it takes the reference's
-    draw spread to be the paper wording's, which one reference draw cannot check. ``stores`` (dataset -> the sha256
-    of the store its records read) ties each note to its cell's store (the note's ``store``, first 12 hex digits)."""
+    draw spread to be the paper wording's, which one reference draw cannot check. ``stores`` (canonical dataset name ->
+    the sha256 of the store its records read) ties each note to its cell's store (the note's ``store``, first 12 hex digits)."""
     notes, spread = [], draw_spread or {}
     rows = rows.assign(n_folds=_fold_counts(rows["folds"]))
     for r in rows[(rows["n_folds"] >= FOLDS) & rows["paper"].notna()].to_dict("records"):
@@ -287,9 +287,10 @@ UNMEASURED = ("not measured on this dataset: its reference store at the record's
 
 
 def _store(stores: dict[str, str] | None, dataset: str) -> dict[str, str]:
-    """A note's ``store`` field: the first 12 hex digits of ``dataset``'s store in ``stores``; none known: empty."""
-    known = {get_spec(name).name: sha for name, sha in (stores or {}).items()}
-    return {"store": known[get_spec(dataset).name][:12]} if get_spec(dataset).name in known else {}
+    """A note's ``store`` field: the first 12 hex digits of ``dataset``'s store in ``stores`` (keyed by canonical
+    name); none known: empty."""
+    sha = (stores or {}).get(get_spec(dataset).name)
+    return {"store": sha[:12]} if sha else {}
 
 
 def unmeasured_notes(rows: pd.DataFrame, datasets: list[str], outcome: str, reason: str,
@@ -335,7 +336,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.markdown:
         write_atomic(args.markdown, lambda p: p.write_text(text + "\n"))
     if args.cell_notes:
-        stores = record.groupby("dataset")["storesha256_of"].first().to_dict()   # one store a dataset (the record)
+        stores = {get_spec(d).name: sha for d, sha in                           # one store a dataset (the record)
+                  record.groupby("dataset")["storesha256_of"].first().items()}
         notes = cell_notes(out, draw_sd(paper_draws, args.dataset or GRAPHS), stores) + \
             unmeasured_notes(out, args.dataset or GRAPHS, outcome, reason, stores)
         write_atomic(args.cell_notes, lambda p: p.write_text(

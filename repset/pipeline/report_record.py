@@ -24,7 +24,7 @@ from repset.pipeline.train import aggregate_runs, read_record
 from repset.protocol.init_study import configured_init, init_runs
 from repset.protocol.jobs import runs as protocol_runs
 from repset.protocol.plan import datasets, describe_override, protocol_overrides, split_count
-from repset.report.make import make_report
+from repset.report.make import make_report, sidecars_by_dataset
 from repset.report.setup import config_file_names
 
 __all__ = ["record_sidecars", "check_majority", "check_budget", "report_from_record"]
@@ -62,7 +62,7 @@ def check_majority(paths: Sequence[str | os.PathLike], config: dict, sidecars: d
     protocol (its ``splits``: :func:`~repset.protocol.plan.split_count`) and of the store the dataset's records read
     (its ``store_sha256``: the sidecar :func:`record_sidecars` gives); ValueError naming the file and the command that
     computes it again otherwise (a dataset's record moved to another store or protocol, its row not)."""
-    stores = {get_spec(meta["meta"].get("dataset") or name.split(".")[0]).name: meta for name, meta in sidecars.items()}
+    stores = {get_spec(dataset).name: sidecar for dataset, sidecar in sidecars_by_dataset(sidecars).items()}
     for path in paths:
         result = json.loads(Path(path).read_text())
         dataset = get_spec(result["dataset"]).name

@@ -55,10 +55,12 @@ def majority_summary(store: str | os.PathLike, dataset: str, n_splits: int | Non
     return summary.assign(class_rates=rates)
 
 
-def write_majority(store: str | os.PathLike, dataset: str, n_splits: int | None, out: str | os.PathLike) -> dict:
+def write_majority(store: str | os.PathLike, dataset: str, n_splits: int | None, out: str | os.PathLike,
+                   summary: pd.DataFrame | None = None) -> dict:
     """``results/majority/<dataset>.json`` (atomically): :func:`majority_summary` on the protocol's ``n_splits``
-    splits (mean and std in %, as the report's rows), with the store's sha256. Returns the record."""
-    row = majority_summary(store, dataset, n_splits).iloc[0]
+    splits (mean and std in %, as the report's rows; ``summary``: that frame when already computed), with the store's
+    sha256. Returns the record."""
+    row = (majority_summary(store, dataset, n_splits) if summary is None else summary).iloc[0]
     record = {"dataset": dataset, "method": "majority", **{k: float(row[k]) for k in (
         "test_error_mean", "test_error_std", "test_accuracy_mean", "test_accuracy_std")},
         "splits": int(row["splits"]), "repetitions": int(row["repetitions"]), "std_over": row["std_over"],
@@ -79,11 +81,11 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - thin CLI
     names = args.dataset or [os.path.basename(s).split(".")[0] for s in args.store]
     if len(names) != len(args.store):
         parser.error("give one --dataset per store, or none")
-    if args.out:
-        if len(args.store) != 1:
-            parser.error("--out takes one store")
-        write_majority(args.store[0], names[0], args.splits, args.out)
+    if args.out and len(args.store) != 1:
+        parser.error("--out takes one store")
     table = pd.concat([majority_summary(s, d, args.splits) for s, d in zip(args.store, names)], ignore_index=True)
+    if args.out:
+        write_majority(args.store[0], names[0], args.splits, args.out, summary=table)
     columns = ["dataset", "test_accuracy_mean", "test_accuracy_std", "test_error_mean", "splits", "repetitions",
                "std_over", "class_rates"]
     print(table[columns].round(2).to_markdown(index=False))

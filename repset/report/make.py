@@ -12,7 +12,7 @@ from repset.report.document import MADE_BY, ours_long, read_training, reference_
 from repset.report.init_study import init_study_section
 from repset.report.notes import read_notes
 
-__all__ = ["make_report"]
+__all__ = ["make_report", "sidecars_by_dataset"]
 
 PathLike = str | os.PathLike
 
@@ -20,6 +20,12 @@ PathLike = str | os.PathLike
 def _page_body(path: PathLike) -> str:
     """A Markdown page without its title line and the blank line after it."""
     return Path(path).read_text().split("\n", 2)[2]
+
+
+def sidecars_by_dataset(sidecars: dict[str, dict]) -> dict[str, dict]:
+    """Dataset -> its store's sidecar, from ``sidecars`` keyed by store name (``<dataset>.<vectors>``): the dataset
+    its metadata names, else the store name's stem."""
+    return {sidecar["meta"].get("dataset") or name.split(".")[0]: sidecar for name, sidecar in sidecars.items()}
 
 
 def make_report(config: dict, *, summary: PathLike, training: PathLike, runs: PathLike, wmd: Sequence[PathLike],
@@ -39,8 +45,7 @@ def make_report(config: dict, *, summary: PathLike, training: PathLike, runs: Pa
     ours = ours_long(pd.read_csv(summary), wmd)
     tables = result_tables(ours, None, list(text), list(graph), reference_long(majority))
     metas = {name: sidecar["meta"] for name, sidecar in sidecars.items()}
-    store_sha256 = {sidecar["meta"].get("dataset") or name.split(".")[0]: sidecar["sha256"]
-                    for name, sidecar in sidecars.items()}
+    store_sha256 = {dataset: sidecar["sha256"] for dataset, sidecar in sidecars_by_dataset(sidecars).items()}
     sections = [("Cost of this config's protocol on this machine (estimate)", _page_body(budget))]
     study = pd.read_csv(init_study, index_col=[0, 1]) if init_study else None
     if study is not None:
