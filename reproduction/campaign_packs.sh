@@ -17,12 +17,19 @@
 #   CLONE=../init_runs RECORDS=reproduction/init_small OVERLAYS="reproduction/completed.yaml reproduction/init_small.yaml" \
 #     MODELS="repset_init_small approx_repset_init_small" reproduction/campaign_packs.sh amazon 20ng
 #   python -m repset.pipeline.record export $CLONE/results/runs reproduction/init_small
+#
+# END_AT (a clock time, `date +%s`: when the session that runs this ends) starts no run that is not expected to
+# finish by then (`pack --end-at`): a kind of run (dataset, model, point) by the longest of its runs finished in the
+# call, else by BUDGET's seconds per run (a budget CSV in the clone, results/budget/protocol.csv) scaled as pack
+# scales it; the last minutes go to short runs, and no pass starts once END_AT has passed. Without BUDGET a kind not
+# finished yet in the call is expected to fit.
 set -uo pipefail
 . "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
 CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 CLONE=$(cd "${CLONE:-$CHECKOUT}" && pwd) || exit 1
 RECORDS=$CHECKOUT/${RECORDS:-reproduction}
 OVERLAY_ARGS=(); for f in ${OVERLAYS:-}; do OVERLAY_ARGS+=(--configfile "$f"); done
+END_ARGS=(); [[ -n ${END_AT:-} ]] && END_ARGS=(--end-at "$END_AT" ${BUDGET:+--budget "$BUDGET"})
 cd "$CLONE" || exit 1
 [[ -f .venv/bin/activate ]] && . .venv/bin/activate
 # the checkout's own choices (a pinned clone may predate them): the records' store kernels, over a machine-wide
@@ -59,8 +66,10 @@ print('\n'.join(ready_paths(load_config('config.yaml', sys.argv[3:]), paths)))" 
     echo "== $(date -u) $d: $(grep -c . "$missing") runs to train"
     if [[ -n ${LIST_ONLY:-} ]]; then cat "$missing"; break; fi   # LIST_ONLY=1: the list, no training
     if ! grep -q . "$missing" || [[ $(cat "$missing") == "$previous" ]]; then break; fi
+    if [[ -n ${END_AT:-} ]] && (( $(date +%s) >= END_AT )); then echo "== $(date -u) $d: END_AT has passed"; break; fi
     previous=$(cat "$missing")
-    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1
+    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1 \
+      "${END_ARGS[@]}"
     echo "== $(date -u) $d: pack exit $?"
   done
   rm -f "$missing"

@@ -4,8 +4,8 @@
 #
 #   git worktree add --detach ../reddit_full <commit>
 #   (cd ../reddit_full && python3 -m venv .venv && . .venv/bin/activate && pip install -c constraints.txt -e '.[all]')
-#   BUILD=../s2v_reddit CLONE=../reddit_full setsid nohup reproduction/reddit_full_protocol.sh \
-#       > ../reddit_full/logs/reddit_full_protocol.log 2>&1 < /dev/null &
+#   END_AT=$(( $(date +%s) + 175 * 60 )) BUILD=../s2v_reddit CLONE=../reddit_full setsid nohup \
+#       reproduction/reddit_full_protocol.sh > ../reddit_full/logs/reddit_full_protocol.log 2>&1 < /dev/null &
 #
 # Start it beside reddit_full_build.sh in every session: it first waits for the build's lock (the build running now
 # holds it), so the protocol starts the minute a build ends with the store, and exits 1 when the lock is free but the
@@ -16,7 +16,9 @@
 #   2. the budget on the store's own sets, once (results/budget/protocol.md, reddit_full_budget.yaml): it times
 #      epochs, so nothing else should run then (pause other jobs by PID for its few minutes);
 #   3. campaign_packs.sh: the records of reproduction/reddit_full restored, the missing runs trained fold by fold
-#      (WORKERS one-thread processes, default 2). Commit what finished after each session with
+#      (WORKERS one-thread processes, default 2). END_AT (`date +%s` of the session's end; optional) starts no run
+#      not expected to finish by then, judged by the step-2 budget until a kind has finished: a session's end then
+#      kills no run in flight. Commit what finished after each session with
 #        python -m repset.pipeline.record export ../reddit_full/results/runs reproduction/reddit_full
 set -uo pipefail
 # the body is one function, read whole before it runs: a later edit of this file cannot derail a running protocol
@@ -58,6 +60,7 @@ main() {
     echo "== $(date -u) budget: $CLONE/results/budget/protocol.md"
   fi
   CLONE=$CLONE RECORDS=reproduction/reddit_full OVERLAYS=$walks STORE_OVERLAYS=$walks WORKERS=${WORKERS:-2} \
+    BUDGET=results/budget/protocol.csv END_AT=${END_AT:-} \
     "$checkout/reproduction/campaign_packs.sh" "$dataset"
   status=$?
   echo "== $(date -u) exit $status"
