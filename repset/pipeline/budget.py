@@ -1,18 +1,30 @@
-"""Pipeline glue of the protocol budget: dataset shapes from the stores / raw graphs, CSV + Markdown out."""
+"""Pipeline glue of the protocol budget: dataset shapes from the stores / raw graphs, CSV + Markdown out.
+
+A budget timed before, laid out as another protocol (a dataset's record moved to another protocol; no epoch timed
+again)::
+
+    python -m repset.pipeline.budget relayout reproduction/budget/protocol.csv OUT.csv OUT.md \
+        --configfile reproduction/completed.yaml ... --records reproduction/runs.csv
+"""
 from __future__ import annotations
 
+import argparse
 import logging
 import math
 import os
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from repset.protocol.budget import DatasetShape, budget_table, records_against_estimate, start_seconds, summarize
+from repset.protocol.budget import (DatasetShape, budget_table, records_against_estimate, relayout, start_seconds,
+                                   summarize)
 from repset.protocol.jobs import CHOSEN
 from repset.protocol.plan import describe_override, protocol_overrides
 from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
+from repset.datasets.download import sha256_file
 from repset.datasets.store import load_collection, load_store
 from repset.io import atomic_path
 
@@ -62,10 +74,17 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
     ``start``: a job's start in seconds (None: measured, :func:`~repset.protocol.budget.start_seconds`)."""
     start = start_seconds() if start is None else start
     finished = finished_records(records)
-    table = budget_table(shapes, config, sample=sample, seed=config["seed"], records=finished,
-                         start=start,
+    table = budget_table(shapes, config, sample=sample, seed=config["seed"], records=finished, start=start,
                          progress=lambda r: log.info("%s %s %s: %.3f s/epoch", r["dataset"], r["model"], r["point"],
                                                      r["epoch_seconds"]))
+    write_tables(table, config, csv_out, md_out, sample, finished, start)
+    return table
+
+
+def write_tables(table: pd.DataFrame, config: dict, csv_out: str | os.PathLike, md_out: str | os.PathLike,
+                 sample: int, finished: pd.DataFrame | None, start: float, timed: str | None = None) -> None:
+    """The budget ``table``'s rows (CSV) and job summary (Markdown), each written atomically; ``timed``: a sentence
+    after the first paragraph saying where timings measured before come from (:func:`relayout_budget`)."""
     per = summarize(table, config)
     with atomic_path(csv_out) as tmp:
         table.to_csv(tmp, index=False)
@@ -87,6 +106,7 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
            if searched else "every split).")
         + "".join(f" {name} (`protocol.per_dataset`): {describe_override(config, name)}."
                   for name in protocol_overrides(config)), "",
+        *([timed, ""] if timed else []),
         f"**Total: {a['total_hours']:.1f} CPU hours in {a['n_jobs']} training jobs; the longest job: "
         f"{top['dataset']} {top['model']} {top['point']}, {top['hours']:.2f} h.**", "",
         f"Wall-clock with one-thread jobs on: {walls} (jobs replayed longest path first, the grid choice "
@@ -101,6 +121,22 @@ def write_budget(shapes: list[DatasetShape], config: dict, csv_out: str, md_out:
     ]
     with atomic_path(md_out) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
+
+
+def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | os.PathLike,
+                    md_out: str | os.PathLike, records: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The budget table ``table_csv``'s timings costed as ``config``'s protocol with the epochs of the finished
+    ``records`` (:func:`~repset.protocol.budget.relayout`), written as :func:`write_budget` writes a budget; no epoch
+    is timed again. The page says where the timings come from; ``sample`` and the job's start are the table's
+    (``bench.budget_sample``; the largest ``start_seconds``, a job that is not in a pack)."""
+    old = pd.read_csv(table_csv)
+    finished = finished_records(records)
+    table = relayout(old, config, finished)
+    timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {sha256_file(table_csv)[:12]} when read), not measured "
+             "again: laid out as this config's protocol, with the epochs of its finished records (`python -m "
+             "repset.pipeline.budget relayout`).")
+    write_tables(table, config, csv_out, md_out, config["bench"]["budget_sample"], finished,
+                 float(old["start_seconds"].max()), timed)
     return table
 
 
@@ -138,3 +174,32 @@ def job_resources(budget_csv: str | os.PathLike) -> dict[tuple[str, str, str], d
         requests = [out[(dataset, model, p)] for p in group["point"]]
         out[(dataset, model, CHOSEN)] = {k: max(r[k] for r in requests) for k in ("runtime", "mem_mb")}
     return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="The protocol budget's tables.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rl = sub.add_parser("relayout", help="a budget table's timings costed as a config's protocol, none timed again")
+    rl.add_argument("table", help="a budget table (results/budget/protocol.csv; reproduction/budget/protocol.csv)")
+    rl.add_argument("csv_out")
+    rl.add_argument("md_out")
+    rl.add_argument("--config", default="config.yaml")
+    rl.add_argument("--configfile", action="extend", nargs="+", default=[], metavar="YAML",
+                    help="config overlays in order, as Snakemake's --configfile takes them (repeatable)")
+    rl.add_argument("--records", metavar="RUNS_CSV", help="finished runs (reproduction/runs.csv): their mean epochs "
+                                                          "replace the epoch bound; none: the bound")
+    args = parser.parse_args(argv)
+    from repset.pipeline.pack import load_config
+
+    try:
+        config = load_config(args.config, args.configfile)
+        if args.records is not None and not os.path.isfile(args.records):
+            raise ValueError(f"--records {args.records}: no such file")
+        table = relayout_budget(args.table, config, args.csv_out, args.md_out, args.records)
+    except (ValueError, OSError) as err:
+        parser.exit(2, f"error: {err}\n")
+    print(f"{args.md_out}: {len(table)} rows, {table['runs'].sum():.0f} runs")
+
+
+if __name__ == "__main__":
+    main()

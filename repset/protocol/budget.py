@@ -33,11 +33,11 @@ from repset.training.trainer import TrainConfig, batch_indices, eval_options, ev
 from .grid import grid_points, point_id
 from .jobs import CHOSEN, grid_blocks
 from .packs import packed_datasets
-from .plan import layer_options, models_for, train_settings
+from .plan import datasets, layer_options, models_for, train_settings
 from .schedule import job_costs, wall_seconds
 
 __all__ = ["DatasetShape", "calibrate", "protocol_runs", "expected_epochs", "records_against_estimate",
-           "seconds_per_run", "start_seconds", "budget_table", "summarize", "CORES"]
+           "seconds_per_run", "start_seconds", "budget_table", "relayout", "summarize", "CORES"]
 
 #: core counts the budget reports wall-clock estimates for (None: an unbounded cluster, the critical path)
 CORES = (2, 8, 64, None)
@@ -245,6 +245,31 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
                 if progress is not None:
                     progress(rows[-1])
     return pd.DataFrame(rows)
+
+
+def relayout(table: pd.DataFrame, config: dict, records: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A budget ``table`` (:func:`budget_table`) costed as ``config``'s protocol, its timings kept: for every dataset
+    of the config, model and grid point, the runs (:func:`protocol_runs`), the epochs expected from ``records``
+    (:func:`expected_epochs`), the seconds per run (epochs x (epoch + validation seconds) + the row's start) and in
+    all, in the table's row order. The timings do not depend on the protocol (nor, where the table's values say ``synthetic``, on the store).
+    ValueError naming the first dataset, model and point the table has not timed."""
+    timed = table.drop_duplicates(["dataset", "model", "point"], keep="last").set_index(["dataset", "model", "point"])
+    order = {key: i for i, key in enumerate(timed.index)}
+    rows = []
+    for dataset in datasets(config):
+        for model in models_for(config, dataset):
+            epochs, source = expected_epochs(records, dataset, model, TrainConfig(**train_settings(config, model)).epochs)
+            for pid, runs in protocol_runs(config, dataset, model).items():
+                if (dataset, model, pid) not in timed.index:
+                    raise ValueError(f"{dataset} {model} {pid}: not in the budget table; time it (snakemake "
+                                     "results/budget/protocol.md with the config's --configfile)")
+                row = timed.loc[(dataset, model, pid)].to_dict()
+                per_run = epochs * (row["epoch_seconds"] + row["val_seconds"]) + row["start_seconds"]
+                rows.append(row | {"dataset": dataset, "model": model, "point": pid, "epochs": epochs,
+                                   "epochs_from": source, "run_seconds": per_run, "runs": runs,
+                                   "seconds": runs * per_run})
+    rows.sort(key=lambda r: order[(r["dataset"], r["model"], r["point"])])   # the table's order
+    return pd.DataFrame(rows)[list(table.columns)]
 
 
 def summarize(table: pd.DataFrame, config: dict, cores: tuple[int | None, ...] = CORES) -> pd.DataFrame:

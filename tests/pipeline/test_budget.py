@@ -4,11 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from repo_paths import MIRROR
 from repset.datasets.registry import random_splits
 from repset.datasets.store import SetCollection, save_store
-from repset.pipeline.budget import graph_shape, job_resources, store_shape, text_shape, write_budget
+from repset.pipeline.budget import (graph_shape, job_resources, main, relayout_budget, store_shape, text_shape,
+                                   write_budget)
 
 
 def tiny_store(tmp_path):
@@ -73,3 +75,31 @@ def test_graph_shape_from_the_raw_files():
     assert shape.dim == 20 and shape.n_classes == 2
     assert len(shape.train_sizes) + shape.n_val + 19 == 188 and shape.n_val in (16, 17, 18)
     assert 10 <= shape.train_sizes.min() and shape.train_sizes.max() <= 28
+
+
+def test_relayout_writes_the_measured_page_again_without_timing(tmp_path, capsys):
+    store, _, _ = tiny_store(tmp_path)
+    config = {"seed": 0, "solver": "numba", "data": {"wmd_mat_dir": None}, "bench": {"budget_sample": 8},
+              "datasets": {"text": ["bbcsport"], "graph": []},
+              "protocol": {"text_splits": 2, "graph_splits": 10, "seeds": [0], "grid_splits": None},
+              "train": {"epochs": 5, "batch_size": 8, "lr": 0.01, "patience": 3},
+              "models": {"repset": {"layer": "repset", "options": {}, "grid": {"n_hidden_sets": [2, 3], "hidden_set_size": [2]}}}}
+    write_budget([text_shape("bbcsport", str(store))], config, tmp_path / "b.csv", tmp_path / "b.md", sample=8, start=2.0)
+    relayout_budget(tmp_path / "b.csv", config, tmp_path / "r.csv", tmp_path / "r.md")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "r.csv"), pd.read_csv(tmp_path / "b.csv"))
+    measured, again = (tmp_path / "b.md").read_text().splitlines(), (tmp_path / "r.md").read_text().splitlines()
+    assert again[4].startswith("Timings read from `b.csv` (sha256 ") and "not measured again" in again[4]
+    assert again[:4] + again[6:] == measured and "2.0 s measured" in again[2]
+    config["protocol"]["grid_splits"] = 1                                     # the grid on split 0 alone
+    relayout_budget(tmp_path / "b.csv", config, tmp_path / "r.csv", tmp_path / "r.md")
+    assert pd.read_csv(tmp_path / "r.csv")["runs"].tolist() == [1.5, 1.5]
+    assert "CPU hours in 3 training jobs" in (tmp_path / "r.md").read_text()
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(SystemExit) as stop:                                   # the CLI names what is wrong
+        main(["relayout", str(tmp_path / "b.csv"), str(tmp_path / "x.csv"), str(tmp_path / "x.md"),
+              "--config", str(tmp_path / "c.yaml"), "--records", str(tmp_path / "absent.csv")])
+    assert stop.value.code == 2 and "--records" in capsys.readouterr().err and not (tmp_path / "x.md").exists()
+
+    main(["relayout", str(tmp_path / "b.csv"), str(tmp_path / "x.csv"), str(tmp_path / "x.md"),
+          "--config", str(tmp_path / "c.yaml")])
+    assert (tmp_path / "x.md").read_text() == (tmp_path / "r.md").read_text() and "3 runs" in capsys.readouterr().out

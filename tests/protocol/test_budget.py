@@ -186,3 +186,31 @@ def test_seconds_per_run_takes_the_last_table_and_costs_chosen_at_the_mean():
     assert seconds[("MUTAG", "repset", "k10-m20")] == 2.0 and seconds[("MUTAG", "repset", "k50-m100")] == 10.0
     assert ("MUTAG", "repset", "k20-m20") not in seconds                  # no figure, no estimate
     assert seconds[("MUTAG", "repset", "chosen")] == 6.0
+
+
+def test_relayout_keeps_the_timings_and_costs_another_protocol():
+    import pandas as pd
+
+    from repset.protocol.budget import relayout
+
+    cfg = config() | {"datasets": {"text": [], "graph": ["REDDIT-BINARY"]}}
+    table = budget_table([DatasetShape("REDDIT-BINARY", SHAPE.train_sizes, 4, 2, 5)], cfg, sample=16, start=3.0)
+    timing = ["epoch_seconds", "val_seconds", "mem_mb", "start_seconds"]
+    pd.testing.assert_frame_equal(relayout(table, cfg), table)                 # its own protocol: the same table
+    reduced = config() | {"datasets": cfg["datasets"]}
+    reduced["protocol"]["per_dataset"] = {"REDDIT-BINARY": {"graph_splits": 10, "grid_splits": 1}}
+    reduced["models"] = dict(reversed(reduced["models"].items()))             # the table's row order is kept
+    records = pd.DataFrame({"dataset": ["REDDIT-BINARY"] * 2, "model": ["repset"] * 2, "epochs_run": [4, 6]})
+    moved = relayout(table, reduced, records)
+    assert moved[["model", "point"]].values.tolist() == table[["model", "point"]].values.tolist()
+    pd.testing.assert_frame_equal(moved[timing], table[timing])
+    assert moved["runs"].tolist() == [11.0, 11.0, 20.0]                        # 2 seeds x (2 + 9 chosen); 2 x 10
+    assert moved["epochs"].tolist() == [5.0, 5.0, 10.0]
+    assert moved["epochs_from"].tolist() == ["records (2)", "records (2)", "bound"]
+    assert np.allclose(moved["run_seconds"], moved["epochs"] * (moved["epoch_seconds"] + moved["val_seconds"]) + 3.0)
+    assert np.allclose(moved["seconds"], moved["runs"] * moved["run_seconds"])
+    assert summarize(moved, reduced).attrs["n_jobs"] == 2 * (2 + 9) + 20
+    wider = config() | {"datasets": cfg["datasets"]}
+    wider["models"]["repset"]["grid"]["n_hidden_sets"] = [2, 3, 4]
+    with pytest.raises(ValueError, match="REDDIT-BINARY repset k2-m4: not in the budget table"):
+        relayout(table, wider)
