@@ -20,7 +20,7 @@
 # state table), the cell notes of the new cells, the commit.
 set -uo pipefail
 main() {
-  local dataset=REDDIT-BINARY store tmp overlays
+  local dataset=REDDIT-BINARY store overlays   # tmp: global, for the EXIT trap after main returns
   cd "$(dirname "$0")/.." || exit 1
   BUILD=$(cd "${BUILD:?BUILD: the worktree whose data/sets holds the full-walk store}" && pwd) || exit 1
   store=$BUILD/data/sets/$dataset.struc2vec.npz
