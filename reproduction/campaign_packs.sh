@@ -19,10 +19,13 @@
 #   python -m repset.pipeline.record export $CLONE/results/runs reproduction/init_small
 #
 # END_AT (a clock time, `date +%s`: when the session that runs this ends) starts no run that is not expected to
-# finish by then (`pack --end-at`): a kind of run (dataset, model, point) by the longest of its runs finished in the
-# call, else by BUDGET's seconds per run (a budget CSV in the clone, results/budget/protocol.csv) scaled as pack
-# scales it; the last minutes go to short runs, and no pass starts once END_AT has passed. Without BUDGET a kind not
-# finished yet in the call is expected to fit.
+# finish by then. Each pass hands pack only the runs that BUDGET (a budget CSV in the clone, results/budget/protocol.csv)
+# expects to finish in the time left, its seconds per run times END_SCALE (default 1.5: runs beside other jobs are
+# slower than the budget's quiet epochs), so that a pass's first runs, which nothing has judged yet, fit too; within
+# the pass `pack --end-at` judges each further run by the longest of its kind finished in the call, else by BUDGET
+# scaled by the finished kinds' measured / budget ratio. The last minutes go to short runs, and no pass starts once
+# END_AT has passed. Without BUDGET only pack judges, and a run of a kind not finished yet in the call is expected to
+# fit.
 set -uo pipefail
 . "$(dirname "$0")/lower_autogroup.sh"   # the group of a setsid job, never the caller's terminal
 CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,7 +60,7 @@ print(store_path(sys.argv[1], yaml.safe_load(open('config.yaml'))))" "$d") || ex
   fi
   # pass after pass: a reduced protocol's chosen runs wait for their searched splits (their grid choice is then
   # written, pack.ready_paths); stop when nothing is left or a pass would retrain the same list (failures)
-  missing=$(mktemp) previous=""
+  missing=$(mktemp) fitting=$(mktemp) previous=""
   while :; do
     python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --dataset "$d" --list | checkout_py "
 from repset.pipeline.pack import load_config, ready_paths, select_paths
@@ -68,10 +71,25 @@ print('\n'.join(ready_paths(load_config('config.yaml', sys.argv[3:]), paths)))" 
     if ! grep -q . "$missing" || [[ $(cat "$missing") == "$previous" ]]; then break; fi
     if [[ -n ${END_AT:-} ]] && (( $(date +%s) >= END_AT )); then echo "== $(date -u) $d: END_AT has passed"; break; fi
     previous=$(cat "$missing")
-    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$missing" --workers "${WORKERS:-1}" --threads 1 \
+    cp "$missing" "$fitting"
+    if [[ -n ${END_AT:-} && -n ${BUDGET:-} ]]; then
+      checkout_py "
+import os, time
+import pandas as pd
+from repset.pipeline.pack import fitting_paths
+from repset.protocol.budget import seconds_per_run
+paths = open(sys.argv[2]).read().split()
+left = int(os.environ['END_AT']) - time.time()
+print('\n'.join(fitting_paths(paths, seconds_per_run(pd.read_csv(sys.argv[3])), left, float(sys.argv[4]))))" \
+        "$missing" "$BUDGET" "${END_SCALE:-1.5}" > "$fitting" || exit 1
+      echo "== $(date -u) $d: $(grep -c . "$fitting") of them expected to end by END_AT ($BUDGET x ${END_SCALE:-1.5})"
+      grep -q . "$fitting" || break
+    fi
+    python -m repset.pipeline.pack config.yaml "${OVERLAY_ARGS[@]}" --paths-from "$fitting" --workers "${WORKERS:-1}" --threads 1 \
       "${END_ARGS[@]}"
-    echo "== $(date -u) $d: pack exit $?"
+    status=$?
+    echo "== $(date -u) $d: pack exit $status"
   done
-  rm -f "$missing"
+  rm -f "$missing" "$fitting"
 done
 echo "== $(date -u) done"

@@ -17,8 +17,9 @@
 #      epochs, so nothing else should run then (pause other jobs by PID for its few minutes);
 #   3. campaign_packs.sh: the records of reproduction/reddit_full restored, the missing runs trained fold by fold
 #      (WORKERS one-thread processes, default 2). END_AT (`date +%s` of the session's end; optional) starts no run
-#      not expected to finish by then, judged by the step-2 budget until a kind has finished: a session's end then
-#      kills no run in flight. Commit what finished after each session with
+#      not expected to finish by then: each pass only the runs the step-2 budget expects to (x END_SCALE, default
+#      1.5), and within a pass pack's estimate from the runs finished in it; a session's end then cuts no run in
+#      flight but for one slower than expected. Commit what finished after each session with
 #        python -m repset.pipeline.record export ../reddit_full/results/runs reproduction/reddit_full
 set -uo pipefail
 # the body is one function, read whole before it runs: a later edit of this file cannot derail a running protocol

@@ -8,7 +8,7 @@
 #    ../reddit_full) at 179c122, which trains the protocol (reddit_full_protocol.sh). One that exists must be at its
 #    commit with no tracked file changed (records are never trained from an uncommitted tree): otherwise it stops.
 # 2. Each worktree's own virtualenv (.venv: pip install -c constraints.txt -e '.[all]'), made where it is missing;
-#    a failed install removes the half-made one.
+#    a failed install removes the half-made one, and one whose python cannot import the package is made again.
 # 3. Both commands in the background (setsid, their autogroup lowered by the scripts themselves), appending to
 #    BUILD/logs/reddit_full_build.log and CLONE/logs/reddit_full_protocol.log; the protocol's END_AT is this
 #    command's time plus SESSION_MINUTES (default 175), so that no run starts that would be cut by the session's end.
@@ -19,12 +19,11 @@ set -uo pipefail
 main() {
   local checkout build clone build_commit=a0b25d5 clone_commit=179c122 end_at
   checkout=$(cd "$(dirname "$0")/.." && pwd)
-  build=${BUILD:-$checkout/../s2v_reddit} clone=${CLONE:-$checkout/../reddit_full}
+  build=$(realpath -m "${BUILD:-$checkout/../s2v_reddit}") clone=$(realpath -m "${CLONE:-$checkout/../reddit_full}")
   worktree "$checkout" "$build" "$build_commit" || exit 1
   worktree "$checkout" "$clone" "$clone_commit" || exit 1
   venv "$build" || exit 1
   venv "$clone" || exit 1
-  build=$(cd "$build" && pwd) clone=$(cd "$clone" && pwd)
   mkdir -p "$build/logs" "$clone/logs"
   [[ -n ${PREPARE_ONLY:-} ]] && { echo "== $(date -u) prepared $build and $clone"; exit 0; }
   end_at=$(( $(date +%s) + ${SESSION_MINUTES:-175} * 60 ))
@@ -54,9 +53,12 @@ worktree() {
   fi
 }
 
-# venv DIR: DIR/.venv with DIR's package installed under the constraints, made if missing
+# venv DIR: DIR/.venv with DIR's package installed under the constraints, made if missing or unfinished (an install
+# cut by a session's end leaves a python that cannot import the package)
 venv() {
-  [[ -x $1/.venv/bin/python ]] && return 0
+  [[ -x $1/.venv/bin/python ]] && (cd "$1" && .venv/bin/python -c 'import repset, torch, gensim, snakemake') 2>/dev/null \
+    && return 0
+  rm -rf "$1/.venv"
   echo "== $(date -u) installing $1/.venv (a few minutes)"
   if ! (cd "$1" && python3 -m venv .venv && .venv/bin/pip install -q -c constraints.txt -e '.[all]'); then
     rm -rf "$1/.venv"; echo "== $(date -u) the install in $1 failed: removed its .venv"; return 1

@@ -15,8 +15,8 @@
 #   3. the majority-class row on the full-walk store's 100 folds, the budget page laid out as the new protocol
 #      (`repset.pipeline.budget relayout`: the record's timings, the new records' epochs), the report
 #      (`record report`) and status.md.
-# A failed step leaves reproduction/ as git shows it: `git checkout -- reproduction && git clean -fd reproduction`
-# undoes it. What it leaves to a person: the docs' and LOG's words on REDDIT-BINARY (the report's overlay list, the
+# A failed step leaves what it wrote for git to undo: `git checkout -- reproduction && rm -rf reproduction/reddit_reduced
+# results/runs results/init_study`. What it leaves to a person: the docs' and LOG's words on REDDIT-BINARY (the report's overlay list, the
 # state table), the cell notes of the new cells, the commit.
 set -uo pipefail
 main() {
@@ -33,7 +33,8 @@ main() {
   for f in results/runs results/init_study; do [[ ! -e $f ]] || stop "$f exists: move it away (restored into here)"; done
   [[ -f $store ]] || stop "no store at $store"
   step check-store python -m repset.pipeline.record check-store reproduction/reddit_full "$store" --dataset "$dataset"
-  tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+  tmp=$(mktemp -d) || stop "mktemp -d failed"
+  trap 'rm -rf "$tmp"' EXIT
   step "restore the reduced record" python -m repset.pipeline.record restore reproduction "$tmp/runs" --dataset "$dataset"
   step "restore the record" python -m repset.pipeline.record restore reproduction results/runs
   step "restore the full-walk runs" python -m repset.pipeline.record restore reproduction/reddit_full "$tmp/full/runs" \
@@ -66,8 +67,8 @@ print(len(record_sidecars(load_config('config.yaml', sys.argv[1:]))), 'stores')"
 # step NAME COMMAND...: run it, stop the swap where it fails
 step() {
   echo "== $(date -u) $1"
-  "${@:2}" || { echo "== $(date -u) stopped at: $1 (git checkout -- reproduction && git clean -fd reproduction" \
-    "undoes what was written)"; exit 1; }
+  "${@:2}" || { echo "== $(date -u) stopped at: $1 (git checkout -- reproduction && rm -rf reproduction/reddit_reduced" \
+    "results/runs results/init_study undoes what was written)"; exit 1; }
 }
 
 main "$@"

@@ -127,11 +127,18 @@ def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | o
                     md_out: str | os.PathLike, records: str | os.PathLike | None = None) -> pd.DataFrame:
     """The budget table ``table_csv``'s timings costed as ``config``'s protocol with the epochs of the finished
     ``records`` (:func:`~repset.protocol.budget.relayout`), written as :func:`write_budget` writes a budget; no epoch
-    is timed again. The page says where the timings come from; ``sample`` and the job's start are the table's
-    (``bench.budget_sample``; the largest ``start_seconds``, a job that is not in a pack)."""
+    is timed again. The page says where the timings come from; its sample size is the config's
+    ``bench.budget_sample`` (the one the table was timed with) and its job start the table's. ValueError naming
+    ``table_csv`` where it cannot be laid out so, or where the output would overwrite it with fewer rows."""
     old = pd.read_csv(table_csv)
     finished = finished_records(records)
-    table = relayout(old, config, finished)
+    try:
+        table = relayout(old, config, finished)
+    except ValueError as err:
+        raise ValueError(f"{table_csv}: {err}") from None
+    if table.attrs["dropped"] and Path(csv_out).resolve() == Path(table_csv).resolve():
+        raise ValueError(f"{table_csv}: {table.attrs['dropped']} of its rows are not in the config's protocol; "
+                         "write the relaid table elsewhere rather than lose them")
     timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {sha256_file(table_csv)[:12]} when read), not measured "
              "again: laid out as this config's protocol, with the epochs of its finished records (`python -m "
              "repset.pipeline.budget relayout`).")
@@ -198,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         table = relayout_budget(args.table, config, args.csv_out, args.md_out, args.records)
     except (ValueError, OSError) as err:
         parser.exit(2, f"error: {err}\n")
-    print(f"{args.md_out}: {len(table)} rows, {table['runs'].sum():.0f} runs")
+    dropped = f"; {table.attrs['dropped']} of the table's rows not in the config's protocol" if table.attrs["dropped"] else ""
+    print(f"{args.md_out}: {len(table)} rows, {table['runs'].sum():.0f} runs{dropped}")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["run_of_path", "train_paths", "merge_config", "load_config", "missing_paths", "select_paths", "ready_paths",
-           "longest_first", "next_task", "train_parallel", "main"]
+           "fitting_paths", "longest_first", "next_task", "train_parallel", "main"]
 
 PATH = re.compile(r"results/runs/(?P<dataset>[^/]+)/(?P<model>[^/]+)/(?P<point>[^/]+)/split(?P<split>\d+)_seed(?P<seed>\d+)\.json$")
 
@@ -181,6 +181,14 @@ def run_seconds(seconds: dict[tuple[str, str, str], float], path: str) -> float 
     dataset, model and point; None where the path is not a record path or the budget lacks its point."""
     match = PATH.search(path)
     return seconds.get((match["dataset"], match["model"], match["point"])) if match else None
+
+
+def fitting_paths(paths: Sequence[str], seconds: dict[tuple[str, str, str], float], left: float,
+                  scale: float = 1.0) -> list[str]:
+    """The ``paths`` whose run is expected to finish within ``left`` seconds: the budget's ``seconds`` per run
+    (:func:`run_seconds`) times ``scale``; a path the budget lacks is kept (expected to fit, as :func:`next_task`
+    takes it). For a caller that starts a driver near its end, whose first runs no finished run judges yet."""
+    return [p for p in paths if (found := run_seconds(seconds, p)) is None or found * scale <= left]
 
 
 def _train_chunk(config: dict, paths: Sequence[str], force: bool) -> list[tuple[str, str | None, float]]:

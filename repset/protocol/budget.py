@@ -221,6 +221,12 @@ def start_seconds(repeats: int = 3) -> float:
     return float(np.median(times))
 
 
+def runs_per_job(config: dict, dataset: str) -> int:
+    """Runs that share one job's start on ``dataset``: a pack's ``train_packs.runs`` (default 50) where the config
+    packs it (:func:`~.packs.packed_datasets`), else 1."""
+    return (config.get("train_packs") or {}).get("runs", 50) if dataset in packed_datasets(config) else 1
+
+
 def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, seed: int = 0,
                  progress=None, records: pd.DataFrame | None = None, start: float = 0.0) -> pd.DataFrame:
     """One row per dataset x model x grid point: measured seconds and the protocol's estimated total.
@@ -228,7 +234,7 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
     per run, or once per pack of ``train_packs.runs`` runs for a packed dataset."""
     rows = []
     for shape in shapes:
-        per_pack = (config.get("train_packs") or {}).get("runs", 50) if shape.name in packed_datasets(config) else 1
+        per_pack = runs_per_job(config, shape.name)
         for model in models_for(config, shape.name):
             spec = config["models"][model]
             train = TrainConfig(**train_settings(config, model))
@@ -250,11 +256,17 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
 def relayout(table: pd.DataFrame, config: dict, records: pd.DataFrame | None = None) -> pd.DataFrame:
     """A budget ``table`` (:func:`budget_table`) costed as ``config``'s protocol, its timings kept: for every dataset
     of the config, model and grid point, the runs (:func:`protocol_runs`), the epochs expected from ``records``
-    (:func:`expected_epochs`), the seconds per run (epochs x (epoch + validation seconds) + the row's start) and in
-    all, in the table's row order. The timings do not depend on the protocol (nor, where the table's values say ``synthetic``, on the store).
-    ValueError naming the first dataset, model and point the table has not timed."""
+    (:func:`expected_epochs`), the seconds per run (epochs x (epoch + validation seconds) + the job's start) and in
+    all, in the table's row order. The timings do not depend on the protocol (nor, where the table's values say
+    ``synthetic``, on the store). ``attrs["dropped"]``: the table's rows the config has no run for. ValueError naming
+    the first dataset, model and point the table has not timed, or a row whose job start does not follow the
+    config's packs (a job's start: the table's largest ``start_seconds``, which an unpacked dataset's rows carry)."""
+    required = {"dataset", "model", "point", "epoch_seconds", "val_seconds", "start_seconds"}
+    if not required <= set(table.columns):
+        raise ValueError(f"not a budget table: lacks {', '.join(sorted(required - set(table.columns)))}")
     timed = table.drop_duplicates(["dataset", "model", "point"], keep="last").set_index(["dataset", "model", "point"])
     order = {key: i for i, key in enumerate(timed.index)}
+    start = float(timed["start_seconds"].max())
     rows = []
     for dataset in datasets(config):
         for model in models_for(config, dataset):
@@ -264,12 +276,18 @@ def relayout(table: pd.DataFrame, config: dict, records: pd.DataFrame | None = N
                     raise ValueError(f"{dataset} {model} {pid}: not in the budget table; time it (snakemake "
                                      "results/budget/protocol.md with the config's --configfile)")
                 row = timed.loc[(dataset, model, pid)].to_dict()
-                per_run = epochs * (row["epoch_seconds"] + row["val_seconds"]) + row["start_seconds"]
+                job_start = start / runs_per_job(config, dataset)
+                if not np.isclose(row["start_seconds"], job_start):
+                    raise ValueError(f"{dataset} {model} {pid}: a job start of {row['start_seconds']:.3g} s, not the "
+                                     f"{job_start:.3g} s of the config's packs (train_packs); time it again")
+                per_run = epochs * (row["epoch_seconds"] + row["val_seconds"]) + job_start
                 rows.append(row | {"dataset": dataset, "model": model, "point": pid, "epochs": epochs,
                                    "epochs_from": source, "run_seconds": per_run, "runs": runs,
                                    "seconds": runs * per_run})
     rows.sort(key=lambda r: order[(r["dataset"], r["model"], r["point"])])   # the table's order
-    return pd.DataFrame(rows)[list(table.columns)]
+    out = pd.DataFrame(rows, columns=list(table.columns))
+    out.attrs["dropped"] = len(timed) - len(out)
+    return out
 
 
 def summarize(table: pd.DataFrame, config: dict, cores: tuple[int | None, ...] = CORES) -> pd.DataFrame:

@@ -103,3 +103,15 @@ def test_relayout_writes_the_measured_page_again_without_timing(tmp_path, capsys
     main(["relayout", str(tmp_path / "b.csv"), str(tmp_path / "x.csv"), str(tmp_path / "x.md"),
           "--config", str(tmp_path / "c.yaml")])
     assert (tmp_path / "x.md").read_text() == (tmp_path / "r.md").read_text() and "3 runs" in capsys.readouterr().out
+    one_point = {"models": {"repset": {"grid": {"n_hidden_sets": [2]}}}}      # the k2-m3 row has no run then
+    (tmp_path / "fewer.yaml").write_text(yaml.safe_dump(one_point))
+    before = (tmp_path / "b.csv").read_bytes()
+    with pytest.raises(SystemExit) as stop:                                   # in place, it would lose that row
+        main(["relayout", str(tmp_path / "b.csv"), str(tmp_path / "b.csv"), str(tmp_path / "b.md"),
+              "--config", str(tmp_path / "c.yaml"), "--configfile", str(tmp_path / "fewer.yaml")])
+    assert stop.value.code == 2 and (tmp_path / "b.csv").read_bytes() == before
+    assert "b.csv: 1 of its rows are not in the config's protocol" in capsys.readouterr().err
+    main(["relayout", str(tmp_path / "b.csv"), str(tmp_path / "y.csv"), str(tmp_path / "y.md"),
+          "--config", str(tmp_path / "c.yaml"), "--configfile", str(tmp_path / "fewer.yaml")])
+    assert "1 rows, 2 runs; 1 of the table's rows not in the config's protocol" in capsys.readouterr().out
+

@@ -332,3 +332,15 @@ def test_load_config_merges_overlays_in_order_and_names_a_bad_file(tmp_path, cap
     with pytest.raises(SystemExit):                       # the CLI names the file too
         pack.main([str(tmp_path / "bad.yaml"), "--list"])
     assert "bad.yaml: not valid YAML" in capsys.readouterr().err
+
+
+def test_fitting_paths_keep_the_runs_the_time_left_holds_by_the_budget():
+    base = "results/runs/REDDIT-BINARY"
+    seconds = {("REDDIT-BINARY", "set_transformer", "default"): 1000.0, ("REDDIT-BINARY", "deepsets", "default"): 100.0}
+    paths = [f"{base}/set_transformer/default/split3_seed0.json", f"{base}/deepsets/default/split3_seed0.json",
+             f"{base}/nn_max/default/split3_seed0.json"]                        # no estimate: kept, as next_task does
+    assert pack.fitting_paths(paths, seconds, 1500.0) == paths
+    assert pack.fitting_paths(paths, seconds, 1500.0, scale=1.5) == paths      # 1.5 x 1,000 s fits in 1,500
+    assert pack.fitting_paths(paths, seconds, 1499.0, scale=1.5) == paths[1:]
+    assert pack.fitting_paths(paths, seconds, 149.0, scale=1.5) == paths[2:]
+

@@ -214,3 +214,28 @@ def test_relayout_keeps_the_timings_and_costs_another_protocol():
     wider["models"]["repset"]["grid"]["n_hidden_sets"] = [2, 3, 4]
     with pytest.raises(ValueError, match="REDDIT-BINARY repset k2-m4: not in the budget table"):
         relayout(table, wider)
+
+
+def test_relayout_counts_dropped_rows_takes_the_last_duplicate_and_checks_the_job_start():
+    import pandas as pd
+
+    from repset.protocol.budget import relayout
+
+    cfg = config() | {"datasets": {"text": [], "graph": ["MUTAG"]}}
+    rows = [{"dataset": d, "model": m, "point": p, "epoch_seconds": 1.0, "val_seconds": 0.5, "start_seconds": 4.0,
+             "epochs": 0.0, "epochs_from": "", "run_seconds": 0.0, "runs": 0.0, "seconds": 0.0}
+            for d in ("MUTAG", "PROTEINS") for m, p in (("repset", "k2-m2"), ("repset", "k2-m3"), ("deepsets", "default"))]
+    table = pd.DataFrame(rows + [dict(rows[0], epoch_seconds=3.0)])          # a later timing of MUTAG repset k2-m2
+    out = relayout(table, cfg)
+    assert out.attrs["dropped"] == 3 and set(out["dataset"]) == {"MUTAG"}     # PROTEINS is not in the config
+    by_point = out.set_index("point")                                         # the last row of a point counts
+    assert by_point["epoch_seconds"].to_dict() == {"k2-m2": 3.0, "k2-m3": 1.0, "default": 1.0}
+    assert by_point["run_seconds"].to_dict() == {"k2-m2": 10 * 3.5 + 4.0, "k2-m3": 10 * 1.5 + 4.0, "default": 19.0}
+    packed = cfg | {"train_packs": {"datasets": ["mutag"], "runs": 20}}       # a pack's start is shared by 20 runs
+    with pytest.raises(ValueError, match="MUTAG repset k2-m2: a job start of 4 s, not the 0.2 s of the config's packs"):
+        relayout(table, packed)
+    mixed = table.assign(start_seconds=[0.2] * 3 + [4.0] * 3 + [0.2])          # MUTAG packed, PROTEINS not
+    assert relayout(mixed, packed).set_index("point")["run_seconds"].round(9).to_dict() == {
+        "k2-m2": 35.2, "k2-m3": 15.2, "default": 15.2}
+    with pytest.raises(ValueError, match="not a budget table: lacks start_seconds"):
+        relayout(table.drop(columns="start_seconds"), cfg)
