@@ -143,7 +143,7 @@ def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | o
              "again: laid out as this config's protocol, with the epochs of its finished records (`python -m "
              "repset.pipeline.budget relayout`).")
     write_tables(table, config, csv_out, md_out, config["bench"]["budget_sample"], finished,
-                 float(old["start_seconds"].max()), timed)
+                 table.attrs["start"], timed)
     return table
 
 

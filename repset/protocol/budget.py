@@ -227,6 +227,15 @@ def runs_per_job(config: dict, dataset: str) -> int:
     return (config.get("train_packs") or {}).get("runs", 50) if dataset in packed_datasets(config) else 1
 
 
+def costed(timing: dict, epochs: float, source: str, job_start: float, runs: float) -> dict:
+    """A budget row's cost columns from one point's ``timing`` (``epoch_seconds``, ``val_seconds``): the expected
+    ``epochs`` and their ``source``, the job's start, seconds per run (epochs x (epoch + validation) + start), the
+    protocol's ``runs`` of the point and their seconds."""
+    per_run = epochs * (timing["epoch_seconds"] + timing["val_seconds"]) + job_start
+    return {"epochs": epochs, "epochs_from": source, "start_seconds": job_start, "run_seconds": per_run, "runs": runs,
+            "seconds": runs * per_run}
+
+
 def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, seed: int = 0,
                  progress=None, records: pd.DataFrame | None = None, start: float = 0.0) -> pd.DataFrame:
     """One row per dataset x model x grid point: measured seconds and the protocol's estimated total.
@@ -242,12 +251,10 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
             epochs, source = expected_epochs(records, shape.name, model, train.epochs)
             for pid, options in layer_options(config, model).items():
                 measured = calibrate(shape, spec["layer"], options, train, sample, seed)
-                per_run = epochs * (measured["epoch_seconds"] + measured["val_seconds"]) + start / per_pack
                 rows.append({"dataset": shape.name, "model": model, "point": pid, "values": shape.values,
                              "train_sets": len(shape.train_sizes),
                              "mean_set_size": float(np.mean(shape.train_sizes)), "dim": shape.dim,
-                             **measured, "epochs": epochs, "epochs_from": source, "start_seconds": start / per_pack,
-                             "run_seconds": per_run, "runs": runs[pid], "seconds": runs[pid] * per_run})
+                             **measured, **costed(measured, epochs, source, start / per_pack, runs[pid])})
                 if progress is not None:
                     progress(rows[-1])
     return pd.DataFrame(rows)
@@ -256,11 +263,11 @@ def budget_table(shapes: list[DatasetShape], config: dict, sample: int = 256, se
 def relayout(table: pd.DataFrame, config: dict, records: pd.DataFrame | None = None) -> pd.DataFrame:
     """A budget ``table`` (:func:`budget_table`) costed as ``config``'s protocol, its timings kept: for every dataset
     of the config, model and grid point, the runs (:func:`protocol_runs`), the epochs expected from ``records``
-    (:func:`expected_epochs`), the seconds per run (epochs x (epoch + validation seconds) + the job's start) and in
-    all, in the table's row order. The timings do not depend on the protocol (nor, where the table's values say
-    ``synthetic``, on the store). ``attrs["dropped"]``: the table's rows the config has no run for. ValueError naming
-    the first dataset, model and point the table has not timed, or a row whose job start does not follow the
-    config's packs (a job's start: the table's largest ``start_seconds``, which an unpacked dataset's rows carry)."""
+    (:func:`expected_epochs`), the seconds per run (:func:`costed`) and in all, in the table's row order. The timings
+    do not depend on the protocol (nor, where the table's values say ``synthetic``, on the store). ``attrs``:
+    ``dropped``, the table's rows the config has no run for; ``start``, a job's start. ValueError naming the first
+    dataset, model and point the table has not timed, or a row whose job start does not follow the config's packs
+    (a job's start: the table's largest ``start_seconds``, which an unpacked dataset's rows carry)."""
     required = {"dataset", "model", "point", "epoch_seconds", "val_seconds", "start_seconds"}
     if not required <= set(table.columns):
         raise ValueError(f"not a budget table: lacks {', '.join(sorted(required - set(table.columns)))}")
@@ -280,13 +287,11 @@ def relayout(table: pd.DataFrame, config: dict, records: pd.DataFrame | None = N
                 if not np.isclose(row["start_seconds"], job_start):
                     raise ValueError(f"{dataset} {model} {pid}: a job start of {row['start_seconds']:.3g} s, not the "
                                      f"{job_start:.3g} s of the config's packs (train_packs); time it again")
-                per_run = epochs * (row["epoch_seconds"] + row["val_seconds"]) + job_start
-                rows.append(row | {"dataset": dataset, "model": model, "point": pid, "epochs": epochs,
-                                   "epochs_from": source, "run_seconds": per_run, "runs": runs,
-                                   "seconds": runs * per_run})
+                rows.append(row | {"dataset": dataset, "model": model, "point": pid,
+                                   **costed(row, epochs, source, job_start, runs)})
     rows.sort(key=lambda r: order[(r["dataset"], r["model"], r["point"])])   # the table's order
     out = pd.DataFrame(rows, columns=list(table.columns))
-    out.attrs["dropped"] = len(timed) - len(out)
+    out.attrs.update(dropped=len(timed) - len(out), start=start)
     return out
 
 
