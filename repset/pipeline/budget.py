@@ -9,6 +9,8 @@ again)::
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
 import logging
 import math
 import os
@@ -24,7 +26,6 @@ from repset.protocol.jobs import CHOSEN
 from repset.protocol.plan import describe_override, protocol_overrides
 from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
-from repset.datasets.download import sha256_file
 from repset.datasets.store import load_collection, load_store
 from repset.io import atomic_path
 
@@ -130,7 +131,8 @@ def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | o
     is timed again. The page says where the timings come from; its sample size is the config's
     ``bench.budget_sample`` (the one the table was timed with) and its job start the table's. ValueError naming
     ``table_csv`` where it cannot be laid out so, or where the output would overwrite it with fewer rows."""
-    old = pd.read_csv(table_csv)
+    data = Path(table_csv).read_bytes()   # read once: the sha256 on the page names the bytes laid out
+    old = pd.read_csv(io.BytesIO(data))
     finished = finished_records(records)
     try:
         table = relayout(old, config, finished)
@@ -139,7 +141,7 @@ def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | o
     if table.attrs["dropped"] and Path(csv_out).resolve() == Path(table_csv).resolve():
         raise ValueError(f"{table_csv}: {table.attrs['dropped']} of its rows are not in the config's protocol; "
                          "write the relaid table elsewhere rather than lose them")
-    timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {sha256_file(table_csv)[:12]} when read), not measured "
+    timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {hashlib.sha256(data).hexdigest()[:12]} when read), not measured "
              "again: laid out as this config's protocol, with the epochs of its finished records (`python -m "
              "repset.pipeline.budget relayout`).")
     write_tables(table, config, csv_out, md_out, config["bench"]["budget_sample"], finished,

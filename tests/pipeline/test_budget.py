@@ -1,6 +1,8 @@
 """Budget glue: shapes from a text store and from the raw MUTAG files, CSV and Markdown written."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -88,7 +90,8 @@ def test_relayout_writes_the_measured_page_again_without_timing(tmp_path, capsys
     relayout_budget(tmp_path / "b.csv", config, tmp_path / "r.csv", tmp_path / "r.md")
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "r.csv"), pd.read_csv(tmp_path / "b.csv"))
     measured, again = (tmp_path / "b.md").read_text().splitlines(), (tmp_path / "r.md").read_text().splitlines()
-    assert again[4].startswith("Timings read from `b.csv` (sha256 ") and "not measured again" in again[4]
+    digest = hashlib.sha256((tmp_path / "b.csv").read_bytes()).hexdigest()[:12]   # the bytes it laid out
+    assert again[4].startswith(f"Timings read from `b.csv` (sha256 {digest} when read)") and "not measured again" in again[4]
     assert again[:4] + again[6:] == measured and "2.0 s measured" in again[2]
     config["protocol"]["grid_splits"] = 1                                     # the grid on split 0 alone
     relayout_budget(tmp_path / "b.csv", config, tmp_path / "r.csv", tmp_path / "r.md")
