@@ -9,7 +9,6 @@ again)::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import logging
 import math
@@ -28,6 +27,7 @@ from repset.protocol.schedule import runtime_minutes
 from repset.datasets import build_graph_collection, get_spec, graph_cv_splits
 from repset.datasets.store import load_collection, load_store
 from repset.io import atomic_path
+from repset.pipeline.archive import sha256_of
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ def relayout_budget(table_csv: str | os.PathLike, config: dict, csv_out: str | o
     if table.attrs["dropped"] and Path(csv_out).resolve() == Path(table_csv).resolve():
         raise ValueError(f"{table_csv}: {table.attrs['dropped']} of its rows are not in the config's protocol; "
                          "write the relaid table elsewhere rather than lose them")
-    timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {hashlib.sha256(data).hexdigest()[:12]} when read), not measured "
+    timed = (f"Timings read from `{Path(table_csv).name}` (sha256 {sha256_of(data)[:12]} when read), not measured "
              "again: laid out as this config's protocol, with the epochs of its finished records (`python -m "
              "repset.pipeline.budget relayout`).")
     write_tables(table, config, csv_out, md_out, config["bench"]["budget_sample"], finished,
