@@ -1,5 +1,6 @@
 """The cost of a struc2vec build per stage, read from its log: the INFO lines that ``repset.embed.struc2vec`` and
-``repset.embed.resumable`` write (rings, context graph, walk rounds, skip-gram chunks), one thread's seconds each.
+``repset.embed.resumable`` write (rings, context graph, walk rounds, skip-gram chunks), in wall seconds (one
+thread's with one worker).
 
 A checkpointed build that ran over several processes (one per session) is summed over all of them: each skip-gram
 chunk counted once, with the time of its last save; a stage that ran twice (the rings and context graph of a rerun
@@ -42,7 +43,7 @@ class BuildCost:
     resumes: int = 0
 
     def seconds(self, stage: str) -> float:
-        """One thread's seconds spent on ``stage`` (the skip-gram: its saved chunks, or its one-call time)."""
+        """Wall seconds spent on ``stage`` (the skip-gram: its saved chunks, or its one-call time)."""
         if stage == "skip-gram" and self.chunks:
             return float(sum(s for s, _ in self.chunks.values()))
         return float(sum(self.stages.get(stage, [])))
@@ -69,7 +70,7 @@ class BuildCost:
                 ran = f"{n} rounds" if stage == "walks" else "once" if n == 1 else f"{n} times"
             rows.append(f"| {stage} | {secs:,.0f} | {secs / 3600:.2f} | {ran} |")
         total = self.total()
-        rows.append(f"| total | {total:,.0f} | {total / 3600:.2f} | one thread |")
+        rows.append(f"| total | {total:,.0f} | {total / 3600:.2f} | the stages' wall time |")
         return "\n".join(rows)
 
 

@@ -38,8 +38,9 @@ def test_stages_are_summed_over_processes_each_chunk_at_its_last_save():
     table = cost.to_markdown().splitlines()
     assert table[2:] == ["| rings | 12 | 0.00 | once |", "| context graph | 30 | 0.01 | once |",
                          "| walks | 70 | 0.02 | 2 rounds |",
-                         "| skip-gram | 2,340 | 0.65 | 4 of 4 chunks saved, 540-610 s each, 44-50 tokens/s; 3 processes |",
-                         "| total | 2,452 | 0.68 | one thread |"]
+                         "| skip-gram | 2,340 | 0.65 | 4 of 4 chunks saved, 540-610 s each, 44-50 tokens/s; "
+                         "3 processes |",
+                         "| total | 2,452 | 0.68 | the stages' wall time |"]
 
 
 def test_without_since_an_older_build_counts_too_and_names_are_optional():
