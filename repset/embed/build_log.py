@@ -31,6 +31,7 @@ _TIMED = {   # stage: a message whose last number is the stage's seconds
 _ROUND = re.compile(r"^walks: round (\d+) of ")
 _CHUNK = re.compile(r"^skip-gram: chunk (\d+)/(\d+) \(epoch \d+, round \d+\) (\d+) s, (\d+) tokens/s")
 _RESUME = re.compile(r"^skip-gram: resuming ")
+_KINDS = {**_TIMED, "round": _ROUND, "chunk": _CHUNK, "resume": _RESUME}
 
 
 @dataclass
@@ -49,8 +50,8 @@ class BuildCost:
         return float(sum(self.stages.get(stage, [])))
 
     def order(self) -> list[str]:
-        names = ["rings", "distances", "context graph", "walks", "skip-gram"]
-        return [s for s in names if self.stages.get(s) or (s == "skip-gram" and self.chunks)]
+        """The stages that ran, in the build's order (``_TIMED``'s)."""
+        return [s for s in _TIMED if self.stages.get(s) or (s == "skip-gram" and self.chunks)]
 
     def total(self) -> float:
         return sum(self.seconds(s) for s in self.order())
@@ -84,38 +85,32 @@ def build_cost(lines: Iterable[str], since: datetime | None = None) -> BuildCost
         when = datetime.strptime(m[1], "%Y-%m-%d %H:%M:%S,%f")
         if since is not None and when < since:
             continue
-        message = _message(m[2])
-        if message is None:
-            continue
-        if _ROUND.match(message):   # a round's time: since the stage line before it (context graph or round)
+        kind, found = _match(m[2])
+        if kind == "round":   # a round's time: since the stage line before it (context graph or round)
             if last_stage_time is None:
                 raise ValueError(f"a walk round logged before any context graph: {line.strip()!r}")
             cost.stages.setdefault("walks", []).append((when - last_stage_time).total_seconds())
             last_stage_time = when
-            continue
-        if chunk := _CHUNK.match(message):
-            cost.chunks[int(chunk[1])] = (float(chunk[3]), float(chunk[4]))
-            cost.chunks_total = int(chunk[2])
-            continue
-        if _RESUME.match(message):
+        elif kind == "chunk":
+            cost.chunks[int(found[1])] = (float(found[3]), float(found[4]))
+            cost.chunks_total = int(found[2])
+        elif kind == "resume":
             cost.resumes += 1
-            continue
-        for stage, pattern in _TIMED.items():
-            if timed := pattern.match(message):
-                cost.stages.setdefault(stage, []).append(float(timed[1]))
-                last_stage_time = when
-                break
+        elif kind is not None:   # a timed stage
+            cost.stages.setdefault(kind, []).append(float(found[1]))
+            last_stage_time = when
     return cost
 
 
-def _message(rest: str) -> str | None:
-    """The message of a line's ``rest`` after its time, with or without the logger's name before it (the
-    workflow's job logs have none); None when it is not a stage line."""
-    patterns = (*_TIMED.values(), _ROUND, _CHUNK, _RESUME)
+def _match(rest: str) -> tuple[str | None, re.Match | None]:
+    """What a line's ``rest`` after its time logs, with or without the logger's name before the message (the
+    workflow's job logs have none): (a stage of ``_TIMED``, or "round", "chunk", "resume"; its match), else
+    (None, None)."""
     for candidate in (rest, rest.partition(" ")[2]):
-        if any(p.match(candidate) for p in patterns):
-            return candidate
-    return None
+        for kind, pattern in _KINDS.items():
+            if found := pattern.match(candidate):
+                return kind, found
+    return None, None
 
 
 def read_build_cost(path: str, since: datetime | None = None) -> BuildCost:
