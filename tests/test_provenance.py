@@ -93,23 +93,30 @@ def test_struc2vec_jobs_pick_the_record_stores_kernels_where_the_cpu_runs_them()
     assert script.index("os.environ.update(openblas_environment(dim=") < script.index("from repset.pipeline.data import")
 
 
-#: sha256 of the input vectors of the skip-gram below, trained with OpenBLAS's SkylakeX kernels: the same on every CPU
-#: that runs them at dim 20 (computed on an AVX2-only AMD EPYC, family 23; the record's graph stores, built on AVX-512
-#: EPYCs, rebuilt there byte for byte: docs/record.md)
-SKYLAKEX_DIM20_SHA256 = "5971d1d68aa673680dd9f7bc9b634a9d10b8d9169e56ceb539c6694940ecc3e0"
+#: sha256 of the input vectors of the skip-gram below, by OpenBLAS kernels: the same on every CPU that runs them at
+#: dim 20. SkylakeX: the record's graph stores (computed on an AVX2-only AMD EPYC, family 23; the stores, built on
+#: AVX-512 EPYCs, rebuilt there byte for byte). Haswell: the reference-struc2vec stores and REDDIT-BINARY's full-walk
+#: store (`--openblas=Haswell`; computed on an AVX-512 Intel Xeon, family 6 model 207, where MUTAG's reference store,
+#: built on an AMD EPYC of family 25, rebuilt byte for byte). docs/record.md
+DIM20_SKIP_GRAM_SHA256 = {"SkylakeX": "5971d1d68aa673680dd9f7bc9b634a9d10b8d9169e56ceb539c6694940ecc3e0",
+                          "Haswell": "9dea55a6871b2984e795bfed1a0dc415c59c3220b5ef0306260ee96a48a59182"}
 
 
-def test_the_record_stores_kernels_give_one_skip_gram_on_every_cpu_that_runs_them():
-    """gensim's skip-gram at dim 20 with OPENBLAS_CORETYPE=SkylakeX, in a fresh process: the vectors' sha256 is the
-    one computed on an AVX2-only CPU, so an AVX-512 CPU here checks that both give the record's embeddings."""
+@pytest.mark.parametrize("kernels", sorted(DIM20_SKIP_GRAM_SHA256))
+def test_the_stores_kernels_give_one_skip_gram_on_every_cpu_that_runs_them(kernels):
+    """gensim's skip-gram at dim 20 with OPENBLAS_CORETYPE=<kernels>, in a fresh process: the vectors' sha256 is the
+    one computed on another CPU kind, so that a machine here checks it rebuilds the stores made with those kernels."""
     import os
     import subprocess
     import sys
 
     from repset.provenance import cpu_description, openblas_environment
 
-    if not openblas_environment(cpu_description(), 20):
+    flags = set(cpu_description()["flags"])
+    if kernels == "SkylakeX" and not openblas_environment(cpu_description(), 20):
         pytest.skip("this CPU cannot run OpenBLAS's SkylakeX kernels at dim 20")
+    if kernels == "Haswell" and not {"avx2", "fma"} <= flags:
+        pytest.skip("this CPU cannot run OpenBLAS's Haswell kernels (AVX2 and FMA)")
     code = """
 import hashlib, numpy as np
 from gensim.models import Word2Vec
@@ -118,7 +125,7 @@ walks = [[str(w) for w in (rng.integers(300) + np.cumsum(rng.integers(-3, 4, 40)
 m = Word2Vec(walks, vector_size=20, window=10, min_count=0, sg=1, hs=1, negative=5, workers=1, seed=0, epochs=1)
 print(hashlib.sha256(np.ascontiguousarray(m.wv.vectors).tobytes()).hexdigest())
 """
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "OPENBLAS_CORETYPE": "SkylakeX"},
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "OPENBLAS_CORETYPE": kernels},
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split()[-1] == SKYLAKEX_DIM20_SHA256
+    assert out.stdout.split()[-1] == DIM20_SKIP_GRAM_SHA256[kernels]
