@@ -32,14 +32,16 @@ main() {
     echo "== $(date -u) exit 1"; exit 1
   fi
   . .venv/bin/activate || exit 1
-  echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD)"
+  # the numba skip-gram engine where the worktree has it (its floats are gensim's: the same store, faster)
+  engine=(); [[ -f reproduction/skipgram_numba.yaml ]] && engine=(--configfile reproduction/skipgram_numba.yaml)
+  echo "== $(date -u) start in $(pwd) at $(git rev-parse --short HEAD) ${engine[*]}"
   /usr/bin/time -v python -c "
 import logging, runpy, sys
 logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
 sys.argv = ['reproduction/embed_seed.py', '0', '--dataset', 'REDDIT-BINARY',
-            '--configfile', 'reproduction/reddit_full_walks.yaml', '--openblas=Haswell']
+            '--configfile', 'reproduction/reddit_full_walks.yaml', '--openblas=Haswell'] + sys.argv[1:]
 runpy.run_path('reproduction/embed_seed.py', run_name='__main__')
-" >> logs/embed_REDDIT-BINARY_full.log 2>&1
+" "${engine[@]}" >> logs/embed_REDDIT-BINARY_full.log 2>&1
   status=$?
   echo "== $(date -u) exit $status"
   exit $status

@@ -30,7 +30,7 @@ import numpy as np
 
 from repset.io import atomic_path, write_json
 
-from .skipgram import new_model, node_vectors
+from .skipgram import new_model, node_vectors, train
 
 __all__ = ["fingerprint", "CheckpointMismatch", "CheckpointBusy", "held", "open_folder", "missing_rounds",
            "write_walk_rounds", "chunked_skipgram"]
@@ -128,8 +128,10 @@ def _alpha(words_before: int, total: int) -> float:
 
 
 def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: int, hs: bool, negative: int,
-                     seed: int, workers: int) -> np.ndarray:
-    """Skip-gram over the walk rounds of ``folder``, one checkpointed chunk per (epoch, round): (n, dim) float32."""
+                     seed: int, workers: int, engine: str = "gensim") -> np.ndarray:
+    """Skip-gram over the walk rounds of ``folder``, one checkpointed chunk per (epoch, round): (n, dim) float32.
+    ``engine`` trains each chunk (:func:`.skipgram.train`); the engines' chunks are interchangeable (the numba
+    engine's floats are gensim's), so a build may resume on another engine."""
     from gensim.models import Word2Vec
 
     paths = round_paths(folder, rounds)
@@ -149,9 +151,8 @@ def chunked_skipgram(folder: Path, rounds: int, dim: int, window: int, epochs: i
     for i in range(done, len(chunks)):
         e, r = chunks[i]
         t0 = time.perf_counter()
-        model.train(corpus_file=str(paths[r]), total_words=words[r], epochs=1,
-                    start_alpha=_alpha(int(starts[i]), int(starts[-1])),
-                    end_alpha=_alpha(int(starts[i + 1]), int(starts[-1])))
+        train(model, paths[r], words[r], 1, _alpha(int(starts[i]), int(starts[-1])),
+              _alpha(int(starts[i + 1]), int(starts[-1])), engine=engine)
         now = time.perf_counter()
         _save(model, folder / "skipgram", {"chunks_done": i + 1, "chunks": len(chunks), "epoch": e, "round": r})
         log.info("skip-gram: chunk %d/%d (epoch %d, round %d) %.0f s, %.0f tokens/s; %s", i + 1, len(chunks), e, r,

@@ -21,8 +21,8 @@ import numpy as np
 from repset.io import scratch_dir
 
 from .resumable import chunked_skipgram, fingerprint, held, missing_rounds, open_folder, write_walk_rounds
-from .skipgram import new_model, node_vectors
-from .skipgram_progress import SkipgramProgress
+from .skipgram import SkipgramProgress, new_model, node_vectors
+from .skipgram import train as train_skipgram
 
 from .struc2vec_dist import build_csr, candidate_pairs, expand_rings, pair_distances, ring_sequences
 from .struc2vec_reference import all_pairs, node_context_graph, reference_partners
@@ -37,7 +37,8 @@ VARIANTS = {"reference": {"hs": True}, "paper": {"hs": False}}
 def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | None = 6,
               walk_length: int = 80, walks_per_node: int = 10, window: int = 10, epochs: int = 5,
               opt1: bool = True, opt2: bool = True, hs: bool | None = None, negative: int = 5,
-              variant: str = "reference", seed: int = 0, workers: int = 1, tmp_dir: str | None = None,
+              variant: str = "reference", seed: int = 0, workers: int = 1, skipgram_engine: str = "gensim",
+              tmp_dir: str | None = None,
               checkpoint_dir: str | os.PathLike | None = None) -> np.ndarray:
     """struc2vec embeddings of the ``n_nodes`` nodes of an undirected graph.
 
@@ -58,6 +59,8 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         seed: seeds the walks and Word2Vec.  The walks do not depend on ``workers``; the
             embedding is deterministic for ``workers=1`` (Word2Vec threads race otherwise).
         workers: Word2Vec threads (numba stages use numba's thread pool).
+        skipgram_engine: what trains the skip-gram (:mod:`.skipgram.engine`): ``gensim``, or ``numba``, whose
+            kernels give gensim's one-worker floats bit for bit, faster (it refuses what it cannot repeat).
         tmp_dir: where the temporary walk corpus is written (default: the system temp dir);
             about 7 bytes per token, e.g. 4.7 GB for REDDIT-BINARY at the defaults.
         checkpoint_dir: a folder that makes the build resumable (:mod:`.resumable`): the walks are kept there
@@ -90,7 +93,8 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
                 walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
                 write_walk_rounds(folder, missing, lambda r, path: _write_rounds(path, n_nodes, walker, walk_length,
                                                                                [r], seed))
-            emb = chunked_skipgram(folder, walks_per_node, dim, window, epochs, hs, negative, seed, workers)
+            emb = chunked_skipgram(folder, walks_per_node, dim, window, epochs, hs, negative, seed, workers,
+                                   skipgram_engine)
         log.info("struc2vec (checkpointed in %s): %.1fs", folder, time.perf_counter() - t0)
         return emb
     walker = _walker(n_nodes, edges, layers, opt1, opt2, variant)
@@ -101,7 +105,7 @@ def struc2vec(n_nodes: int, edges: np.ndarray, dim: int = 20, *, layers: int | N
         t4 = time.perf_counter()
         log.info("walks: %d tokens, %.1fs", int(counts.sum()), t4 - t3)
         del walker
-        emb = _skipgram(path, counts, dim, window, epochs, hs, negative, seed, workers)
+        emb = _skipgram(path, counts, dim, window, epochs, hs, negative, seed, workers, skipgram_engine)
     log.info("word2vec: %.1fs (total %.1fs)", time.perf_counter() - t4, time.perf_counter() - t0)
     return emb
 
@@ -154,9 +158,12 @@ def _write_rounds(path: str | os.PathLike, n: int, walker: tuple, walk_length: i
 
 
 def _skipgram(path: str, counts: np.ndarray, dim: int, window: int, epochs: int, hs: bool, negative: int,
-              seed: int, workers: int) -> np.ndarray:
+              seed: int, workers: int, engine: str = "gensim") -> np.ndarray:
     """Skip-gram (gensim Word2Vec, ``corpus_file`` mode) on the walk corpus, in one call."""
     model = new_model(counts, dim, window, epochs, hs, negative, seed, workers)
+    if engine != "gensim":
+        train_skipgram(model, path, int(counts.sum()), epochs, engine=engine)
+        return node_vectors(model, counts.size)
     with SkipgramProgress(path, epochs, workers) as progress:
         model.train(corpus_file=path, total_words=int(counts.sum()), epochs=epochs, callbacks=[progress.callback()])
     return node_vectors(model, counts.size)

@@ -116,7 +116,10 @@ def graph_store(dataset: str, raw_dir: str, embedding: str, out: str, *, seed: i
     dim = options.get("dim", inspect.signature(struc2vec).parameters["dim"].default)   # the configured, else the default
     emb = load_embedding(embedding, dataset, int(coll.n_nodes.sum()), dim)
     offsets = np.concatenate([[0], np.cumsum(coll.n_nodes)])
-    meta = {"dataset": get_spec(dataset).name, "kind": "graph", "embedding": "struc2vec", "struc2vec": options,
+    # the skip-gram engine is how the embedding was trained, not what: its engines give the same floats, so the store
+    # (and its sha256, which records name) does not depend on it
+    recorded = {k: v for k, v in options.items() if k != "skipgram_engine"}
+    meta = {"dataset": get_spec(dataset).name, "kind": "graph", "embedding": "struc2vec", "struc2vec": recorded,
             "embedding_sha256": sha256_file(embedding), "seed": seed,
             "split": {"protocol": "10-fold CV x 10 repeats", "val_fraction": val_fraction, "seed": seed}}
     sets = SetCollection(offsets=offsets, labels=coll.labels, class_names=[str(c) for c in coll.class_names],

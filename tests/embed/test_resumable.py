@@ -122,3 +122,21 @@ def test_the_eta_is_timed_at_this_runs_rate():
     assert _eta(trained=36_000, seconds=10.0, left=3_600 * 3_600 * 2) == \
         "25,920,000 tokens left, ETA 2.0 h at this run's 3,600 tokens/s"
     assert _eta(trained=36_000, seconds=10.0, left=0) == "done"
+
+
+def test_a_build_stopped_on_gensim_and_resumed_on_the_numba_engine_equals_gensims(tmp_path, monkeypatch):
+    pytest.importorskip("numba")
+    from repset.embed.skipgram import EngineUnsupported, check_numba, new_model
+    try:
+        check_numba(new_model(np.ones(3, np.int64), 8, 2, 1, True, 5, 0, 1))
+    except EngineUnsupported as e:                     # another BLAS or gensim: nothing to compare bit for bit
+        pytest.skip(str(e))
+    n, e = graph()
+    whole = struc2vec(n, e, 8, checkpoint_dir=tmp_path / "whole", **KW)
+    folder = tmp_path / "switched"
+    with monkeypatch.context() as m:
+        stop_after(m, 2)                               # two chunks by gensim, then the rest by the numba kernels
+        with pytest.raises(Stop):
+            struc2vec(n, e, 8, checkpoint_dir=folder, **KW)
+    np.testing.assert_array_equal(struc2vec(n, e, 8, checkpoint_dir=folder, skipgram_engine="numba", **KW), whole)
+    np.testing.assert_array_equal(struc2vec(n, e, 8, skipgram_engine="numba", **KW), struc2vec(n, e, 8, **KW))

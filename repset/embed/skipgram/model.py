@@ -1,4 +1,4 @@
-"""The skip-gram every struc2vec build trains: gensim ``Word2Vec`` over walk corpora of node ids."""
+"""A skip-gram model over node ids: gensim ``Word2Vec`` with a vocabulary of the nodes that have tokens."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,10 +1,10 @@
-"""Tests of the shared skip-gram setup (repset.embed.skipgram)."""
+"""Tests of the shared skip-gram setup (repset.embed.skipgram.model)."""
 import numpy as np
 import pytest
 
 pytest.importorskip("gensim")
 
-from repset.embed.skipgram import new_model, node_vectors  # noqa: E402
+from repset.embed.skipgram.model import new_model, node_vectors  # noqa: E402
 
 
 def test_vocabulary_is_the_nodes_with_tokens_and_vectors_come_back_in_node_order():

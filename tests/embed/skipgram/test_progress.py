@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from repset.embed.skipgram_progress import SkipgramProgress, read_fraction
+from repset.embed.skipgram.progress import SkipgramProgress, read_fraction
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fdinfo")
 
@@ -32,7 +32,7 @@ def test_read_fraction_follows_the_open_descriptors(tmp_path):
 def test_lines_every_interval_with_an_eta(tmp_path, caplog):
     corpus = tmp_path / "walks.txt"
     corpus.write_bytes(b"x" * 1000)
-    caplog.set_level(logging.INFO, logger="repset.embed.skipgram_progress")
+    caplog.set_level(logging.INFO, logger="repset.embed.skipgram.progress")
     fd = os.open(corpus, os.O_RDONLY)
     try:
         with SkipgramProgress(str(corpus), epochs=2, every=0.05) as progress:
@@ -53,7 +53,7 @@ def test_gensim_epochs_are_counted(tmp_path, caplog):
     corpus = tmp_path / "walks.txt"
     rng = np.random.default_rng(0)
     corpus.write_text("\n".join(" ".join(map(str, rng.integers(0, 50, 20))) for _ in range(200)) + "\n")
-    caplog.set_level(logging.INFO, logger="repset.embed.skipgram_progress")
+    caplog.set_level(logging.INFO, logger="repset.embed.skipgram.progress")
     model = Word2Vec(vector_size=4, window=2, min_count=0, sg=1, workers=1, seed=0, epochs=3)
     model.build_vocab(corpus_file=str(corpus))
     with SkipgramProgress(str(corpus), epochs=3, every=60) as progress:
