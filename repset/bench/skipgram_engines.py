@@ -37,12 +37,15 @@ def compare(corpus: str, counts: np.ndarray, dim: int = 20, window: int = 10, hs
         t0 = time.perf_counter()
         train(model, corpus, words, 1, 0.025, 0.02, engine=name)
         seconds[name] = time.perf_counter() - t0
-    equal = all(np.array_equal(getattr(gensim_model, a) if a != "vectors" else gensim_model.wv.vectors,
-                               getattr(numba_model, a) if a != "vectors" else numba_model.wv.vectors)
-                for a in ["vectors"] + (["syn1"] if hs else []) + (["syn1neg"] if negative else []))
+    equal = all(np.array_equal(a, b) for a, b in zip(_weights(gensim_model), _weights(numba_model)))
     return {"tokens": words, **{f"{k}_s": round(v, 1) for k, v in seconds.items()},
             **{f"{k}_tokens_per_s": round(words / v) for k, v in seconds.items()},
             "ratio": round(seconds["gensim"] / seconds["numba"], 2), "bit_equal": equal}
+
+
+def _weights(model) -> list[np.ndarray]:
+    """The arrays training moves: the vectors, and the output weights of each objective it has."""
+    return [model.wv.vectors] + ([model.syn1] if model.hs else []) + ([model.syn1neg] if model.negative else [])
 
 
 def main(argv: list[str] | None = None) -> None:

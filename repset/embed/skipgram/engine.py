@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import ctypes
-import logging
 import os
 import time
 from functools import lru_cache
@@ -23,7 +22,6 @@ import numpy as np
 
 __all__ = ["ENGINES", "EngineUnsupported", "train", "check_numba"]
 
-log = logging.getLogger(__name__)
 ENGINES = ("gensim", "numba")
 _GENSIM_SERIES = "4.4."
 

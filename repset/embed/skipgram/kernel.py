@@ -128,7 +128,7 @@ def _buckets(cum_table, bits=20):
 @numba.njit(cache=True, nogil=True, inline="always")
 def _draw(state, cum_table, top, bucket_first, shift):
     """gensim's negative draw: bisect_left(cum_table, (state >> 16) % top); the state moves on."""
-    x = (state[0] >> _SHIFT) % top
+    x = _next(state) % top
     bucket = x >> shift
     lo = bucket_first[bucket]
     hi = min(bucket_first[bucket + 1] + 1, cum_table.size)
@@ -138,7 +138,6 @@ def _draw(state, cum_table, top, bucket_first, shift):
             hi = mid
         else:
             lo = mid + 1
-    state[0] = (state[0] * _LCG_MUL + _LCG_ADD) & _LCG_MASK
     return lo
 
 
