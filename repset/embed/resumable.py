@@ -3,7 +3,8 @@
 The walks are written one file per walk round (``walks-<r>.txt`` with its token counts), each renamed into place
 when complete; the skip-gram then trains chunk by chunk, one chunk per (epoch, round), each chunk a
 ``train`` call (:mod:`.skipgram.engine`: gensim's or its numba twin) over that round's file whose learning rate
-runs from the linear schedule's value at the chunk's first token to its value at the chunk's last (0.025 down to 0.0001 over all ``epochs x tokens``, gensim's
+runs from the linear schedule's value at the chunk's first token to its value at the chunk's last (0.025 down to
+0.0001 over all ``epochs x tokens``, gensim's
 defaults), so the schedule is that of one uninterrupted run. After every chunk the whole model (vectors, output
 weights, its random state, the number of chunks done) is saved as one folder swapped into place; a rerun with the same inputs loads
 it and continues with the next chunk, and gives the same embedding, bit for bit with one worker, wherever it was
