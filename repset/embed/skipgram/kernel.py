@@ -11,7 +11,10 @@ floats, so a sentence's negative words are drawn before its pairs train):
   the unigram table, each pass ending with the context row moved by its summed error;
 - each dot product the value gensim reads (:func:`_dot`), each update ``y += g * x`` in float, multiply then add
   (OpenBLAS's ``saxpy`` below 32 values); the sigmoid from gensim's own table; the learning rate decayed linearly
-  after each batch, in float.
+  after each batch, in float;
+- each pass's dot products taken before its first update, eight rows at a time (independent sums the CPU overlaps),
+  which gives the values gensim reads after the updates before them: a Huffman path's rows are distinct and the
+  context row moves only at a pass's end; a negative word drawn again after its row moved is taken again.
 
 :mod:`.engine` checks the BLAS against these kernels before it trains; equality with gensim's training is tested
 (tests/embed/skipgram/test_kernel.py).
@@ -54,15 +57,57 @@ def _double(typingctx, x):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _read(acc):
+    """The double sum ``acc`` as gensim reads OpenBLAS's ``sdot``: gensim calls scipy's ``sdot`` as a function that
+    returns a double (its FAST_VERSION 0); OpenBLAS's ``sdot`` below 32 values adds the float products in a double
+    and returns that rounded to float, so the register gensim reads holds the double's high 32 bits above the
+    float's 32 bits, and gensim trains with that value rounded to float."""
+    return np.float32(_double((_bits(acc) & _HIGH) | np.uint64(_bits(np.float32(acc)))))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _dot(syn0, row1, syn, row2, size):
-    """The dot product as gensim reads it. gensim calls scipy's ``sdot`` as a function that returns a double (its
-    FAST_VERSION 0); OpenBLAS's ``sdot`` below 32 values adds the float products in a double and returns that
-    rounded to float, so the register gensim reads holds the double's high 32 bits above the float's 32 bits, and
-    gensim trains with that value rounded to float."""
+    """The dot product of ``syn0[row1]`` and ``syn[row2]`` as gensim reads it (:func:`_read`)."""
     acc = 0.0
     for a in range(size):
         acc += np.float64(np.float32(syn0[row1, a] * syn[row2, a]))
-    return np.float32(_double((_bits(acc) & _HIGH) | np.uint64(_bits(np.float32(acc)))))
+    return _read(acc)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _dots(syn0, row1, syn, rows, n, size, out):
+    """``out[k] = _dot(syn0, row1, syn, rows[k], size)`` for k < n, eight at a time."""
+    for k in range(0, n, 8):
+        r0 = rows[k]
+        r1 = rows[min(k + 1, n - 1)]
+        r2 = rows[min(k + 2, n - 1)]
+        r3 = rows[min(k + 3, n - 1)]
+        r4 = rows[min(k + 4, n - 1)]
+        r5 = rows[min(k + 5, n - 1)]
+        r6 = rows[min(k + 6, n - 1)]
+        r7 = rows[min(k + 7, n - 1)]
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        a4 = 0.0
+        a5 = 0.0
+        a6 = 0.0
+        a7 = 0.0
+        for a in range(size):
+            x = syn0[row1, a]
+            a0 += np.float64(np.float32(x * syn[r0, a]))
+            a1 += np.float64(np.float32(x * syn[r1, a]))
+            a2 += np.float64(np.float32(x * syn[r2, a]))
+            a3 += np.float64(np.float32(x * syn[r3, a]))
+            a4 += np.float64(np.float32(x * syn[r4, a]))
+            a5 += np.float64(np.float32(x * syn[r5, a]))
+            a6 += np.float64(np.float32(x * syn[r6, a]))
+            a7 += np.float64(np.float32(x * syn[r7, a]))
+        out[k] = _read(a0)
+        for j, acc in enumerate((a1, a2, a3, a4, a5, a6, a7)):
+            if k + 1 + j < n:
+                out[k + 1 + j] = _read(acc)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -145,9 +190,9 @@ def _draw(state, cum_table, top, bucket_first, shift):
 def _update(syn0, context, syn, row, g, work, size):
     """``work += g * syn[row]``, then ``syn[row] += g * syn0[context]``: gensim's two saxpy calls."""
     for a in range(size):
-        work[a] = np.float32(work[a] + np.float32(g * syn[row, a]))
-    for a in range(size):
-        syn[row, a] = np.float32(syn[row, a] + np.float32(g * syn0[context, a]))
+        y = syn[row, a]
+        work[a] = np.float32(work[a] + np.float32(g * y))
+        syn[row, a] = np.float32(y + np.float32(g * syn0[context, a]))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -160,26 +205,38 @@ def _move(syn0, context, lockf, work, size):
 
 
 @numba.njit(cache=True, nogil=True)
-def _hs(syn0, syn1, size, context, codes, points, start, end, alpha, work, table, lockf):
-    """Hierarchical softmax for one pair: along the word's path ``points[start:end]``, codes ``codes[start:end]``."""
+def _hs(syn0, syn1, size, context, codes, points, start, end, alpha, work, table, lockf, dots):
+    """Hierarchical softmax for one pair: along the word's path ``points[start:end]``, codes ``codes[start:end]``.
+    The path's nodes are distinct rows and the context row moves only at the end, so every dot product can be taken
+    before the first update, as gensim's would read it after the updates before it."""
+    _dots(syn0, context, syn1, points[start:end], end - start, size, dots)
     for b in range(start, end):
-        row = np.int64(points[b])
-        f_dot = _dot(syn0, context, syn1, row, size)
+        f_dot = dots[b - start]
         if f_dot <= -MAX_EXP or f_dot >= MAX_EXP:
             continue
         g = np.float32(np.float32(np.float32(1 - np.int64(codes[b])) - _sigmoid(table, f_dot)) * alpha)
-        _update(syn0, context, syn1, row, g, work, size)
+        _update(syn0, context, syn1, np.int64(points[b]), g, work, size)
     _move(syn0, context, lockf, work, size)
 
 
 @numba.njit(cache=True, nogil=True)
-def _ns(syn0, syn1neg, size, word, context, targets, alpha, work, table, lockf):
-    """Negative sampling for one pair: the word (label 1), then the drawn ``targets`` (label 0) but the word."""
-    for d in range(targets.size + 1):
-        target = np.int64(word) if d == 0 else targets[d - 1]
+def _ns(syn0, syn1neg, size, word, context, targets, alpha, work, table, lockf, rows, dots):
+    """Negative sampling for one pair: the word (label 1), then the drawn ``targets`` (label 0) but the word. The
+    dot products are taken before the first update; a target drawn again after its row moved is taken again."""
+    count = targets.size + 1
+    rows[0] = word
+    rows[1:count] = targets
+    _dots(syn0, context, syn1neg, rows, count, size, dots)
+    for d in range(count):
+        target = rows[d]
         if d > 0 and target == word:
             continue
-        f_dot = _dot(syn0, context, syn1neg, target, size)
+        f_dot = dots[d]
+        for e in range(1, d):
+            if rows[e] == target and not (dots[e] <= -MAX_EXP or dots[e] >= MAX_EXP):   # its row moved since
+                f_dot = _dot(syn0, context, syn1neg, target, size)
+                dots[d] = f_dot
+                break
         if f_dot <= -MAX_EXP or f_dot >= MAX_EXP:
             continue
         label = np.float32(1) if d == 0 else np.float32(0)
@@ -190,7 +247,7 @@ def _ns(syn0, syn1neg, size, word, context, targets, alpha, work, table, lockf):
 
 @numba.njit(cache=True, nogil=True)
 def _sentence(words, reduced, window, syn0, syn1, syn1neg, hs, codes, points, code_offsets, negative, cum_table,
-              top, bucket_first, shift, lockf, alpha, work, state, table, pair_word, pair_context, targets):
+              top, bucket_first, shift, lockf, alpha, work, state, table, pair_word, pair_context, targets, rows, dots):
     """Train one sentence ``words`` (vocabulary indexes, with their ``reduced`` windows): its pairs in gensim's
     order, the negative words of all its pairs drawn first, each pair's rows fetched ``_AHEAD`` pairs early."""
     size = syn0.shape[1]
@@ -221,9 +278,9 @@ def _sentence(words, reduced, window, syn0, syn1, syn1neg, hs, codes, points, co
         context = pair_context[p]
         if hs:
             _hs(syn0, syn1, size, context, codes, points, code_offsets[word], code_offsets[word + 1], alpha, work,
-                table, lockf)
+                table, lockf, dots)
         if negative > 0:
-            _ns(syn0, syn1neg, size, word, context, targets[p], alpha, work, table, lockf)
+            _ns(syn0, syn1neg, size, word, context, targets[p], alpha, work, table, lockf, rows, dots)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -241,6 +298,11 @@ def train_epoch(tokens, starts, ends, batches, syn0, syn1, syn1neg, lockf, sampl
     pair_word = np.empty(longest, np.int64)
     pair_context = np.empty(longest, np.int64)
     targets = np.empty((longest if negative > 0 else 0, max(negative, 1)), np.int64)
+    rows = np.empty(negative + 1, np.int64)
+    path = 0
+    for w in range(code_offsets.size - 1):
+        path = max(path, code_offsets[w + 1] - code_offsets[w])
+    dots = np.empty(max(path, negative + 1), np.float32)
     bucket_first, shift = _buckets(cum_table)
     top = np.uint64(cum_table[cum_table.size - 1])
     alpha = np.float32(start_alpha - np.float32(np.float32(np.float32(start_alpha - end_alpha)
@@ -279,7 +341,7 @@ def train_epoch(tokens, starts, ends, batches, syn0, syn1, syn1neg, lockf, sampl
             lo, hi = sentence_idx[s], sentence_idx[s + 1]
             _sentence(indexes[lo:hi], reduced[lo:hi], window, syn0, syn1, syn1neg, hs, codes, points, code_offsets,
                       negative, cum_table, top, bucket_first, shift, lockf, alpha, work, state, table, pair_word,
-                      pair_context, targets)
+                      pair_context, targets, rows, dots)
         total_sentences += batches[b, 1] - batches[b, 0]
         total_effective += effective
         progress = np.float32(np.float32(np.float32(cur_epoch) + np.float32(np.float32(total_words)

@@ -71,3 +71,19 @@ def test_several_epochs_in_one_call_equal_gensims(tmp_path):
     theirs, ours = both(model, path, words, 3, None, None)
     np.testing.assert_array_equal(ours.wv.vectors, theirs.wv.vectors)
     assert ours.train_count == theirs.train_count == 1
+
+
+def test_saturated_dots_and_repeated_negatives_equal_gensims(tmp_path):
+    """Ten words, 12 negative draws per pair and a rate of 1: most pairs draw a word twice (its row moved between the
+    draws) and many dot products leave (-6, 6), where both the update and the skip must match gensim's."""
+    rng = np.random.default_rng(7)
+    path = tmp_path / "walks.txt"
+    path.write_text("\n".join(" ".join(str(w) for w in rng.integers(0, 10, 40)) for _ in range(50)) + "\n")
+    counts = np.bincount([int(w) for w in path.read_text().split()], minlength=10)
+    model = new_model(counts, dim=20, window=4, epochs=1, hs=True, negative=12, seed=5, workers=1)
+    require_numba_engine(model)
+    theirs, ours = both(model, path, int(counts.sum()), 2, 1.0, 0.5)
+    for name in ("syn1", "syn1neg"):
+        np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name))
+    np.testing.assert_array_equal(ours.wv.vectors, theirs.wv.vectors)
+    assert np.abs(ours.wv.vectors @ ours.syn1neg.T).max() >= 6                  # the saturated range was reached
