@@ -173,7 +173,7 @@ def _buckets(cum_table, bits=20):
 @numba.njit(cache=True, nogil=True, inline="always")
 def _draw(state, cum_table, top, bucket_first, shift):
     """gensim's negative draw: bisect_left(cum_table, (state >> 16) % top); the state moves on."""
-    x = _next(state) % top
+    x = np.uint64(np.uint32(_next(state)) % np.uint32(top))    # both below 2**32: a 32-bit division, the same value
     bucket = x >> shift
     lo = bucket_first[bucket]
     hi = min(bucket_first[bucket + 1] + 1, cum_table.size)
@@ -336,7 +336,7 @@ def train_epoch(tokens, starts, ends, batches, syn0, syn1, syn1neg, lockf, sampl
                 break
         if shrink:
             for i in range(effective):
-                reduced[i] = np.int64(_next(state) % np.uint64(window))
+                reduced[i] = np.int64(np.uint32(_next(state)) % np.uint32(window))
         for s in range(n_sent):
             lo, hi = sentence_idx[s], sentence_idx[s + 1]
             _sentence(indexes[lo:hi], reduced[lo:hi], window, syn0, syn1, syn1neg, hs, codes, points, code_offsets,
