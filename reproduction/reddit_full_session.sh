@@ -4,9 +4,10 @@
 #   reproduction/reddit_full_session.sh            # in the session's first minute
 #
 # 1. The two pinned worktrees beside the checkout, made where they are missing (a new VM's disk holds neither):
-#    BUILD (default ../s2v_reddit) at 6748228 (numba skip-gram engine), which builds the store (reddit_full_build.sh), and CLONE (default
-#    ../reddit_full) at 179c122, which trains the protocol (reddit_full_protocol.sh). One that exists must be at its
-#    commit with no tracked file changed (records are never trained from an uncommitted tree): otherwise it stops.
+#    BUILD (default ../s2v_reddit) at 11da429 (numba skip-gram engine, dot products overlapped), which builds the store
+#    (reddit_full_build.sh), and CLONE (default ../reddit_full) at 179c122, which trains the protocol
+#    (reddit_full_protocol.sh). One that exists must be at its commit with no tracked file changed (records are
+#    never trained from an uncommitted tree): otherwise it stops.
 # 2. Each worktree's own virtualenv (.venv: pip install -c constraints.txt -e '.[all]'), made where it is missing;
 #    a failed install removes the half-made one, and one whose python cannot import the package is made again.
 # 3. Both commands in the background (setsid, their autogroup lowered by the scripts themselves), appending to
@@ -17,7 +18,7 @@
 # PREPARE_ONLY=1 does 1 and 2 and starts nothing. Progress: grep "skip-gram: chunk" BUILD/logs/embed_REDDIT-BINARY_full.log
 set -uo pipefail
 main() {
-  local checkout build clone build_commit=6748228 clone_commit=179c122 end_at
+  local checkout build clone build_commit=11da429 clone_commit=179c122 end_at
   checkout=$(cd "$(dirname "$0")/.." && pwd)
   build=$(realpath -m "${BUILD:-$checkout/../s2v_reddit}") clone=$(realpath -m "${CLONE:-$checkout/../reddit_full}")
   worktree "$checkout" "$build" "$build_commit" || exit 1
