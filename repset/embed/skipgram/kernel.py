@@ -117,6 +117,12 @@ def gensim_dot(x, y):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _saturated(f_dot):
+    """Whether gensim skips the update of a dot product outside (-6, 6)."""
+    return f_dot <= -MAX_EXP or f_dot >= MAX_EXP
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _sigmoid(table, f_dot):
     """gensim's table lookup: index (f_dot + 6.0) * (1000 // 6 // 2), in double, truncated."""
     return table[np.int64((np.float64(f_dot) + 6.0) * 83.0)]
@@ -212,7 +218,7 @@ def _hs(syn0, syn1, size, context, codes, points, start, end, alpha, work, table
     _dots(syn0, context, syn1, points[start:end], end - start, size, dots)
     for b in range(start, end):
         f_dot = dots[b - start]
-        if f_dot <= -MAX_EXP or f_dot >= MAX_EXP:
+        if _saturated(f_dot):
             continue
         g = np.float32(np.float32(np.float32(1 - np.int64(codes[b])) - _sigmoid(table, f_dot)) * alpha)
         _update(syn0, context, syn1, np.int64(points[b]), g, work, size)
@@ -233,11 +239,11 @@ def _ns(syn0, syn1neg, size, word, context, targets, alpha, work, table, lockf, 
             continue
         f_dot = dots[d]
         for e in range(1, d):
-            if rows[e] == target and not (dots[e] <= -MAX_EXP or dots[e] >= MAX_EXP):   # its row moved since
+            if rows[e] == target and not _saturated(dots[e]):   # its row moved since
                 f_dot = _dot(syn0, context, syn1neg, target, size)
                 dots[d] = f_dot
                 break
-        if f_dot <= -MAX_EXP or f_dot >= MAX_EXP:
+        if _saturated(f_dot):
             continue
         label = np.float32(1) if d == 0 else np.float32(0)
         g = np.float32(np.float32(label - _sigmoid(table, f_dot)) * alpha)
